@@ -319,7 +319,7 @@ def test_stops_after_an_epoch_without_updates_on_separable_data():
 def test_warns_and_reports_on_non_separable_data():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     y = np.array([0, 0, 1, 1])  # XOR
-    estimator = MarginPerceptron(max_iter=25)
+    estimator = MarginPerceptron(max_iter=25, random_state=0)
     with pytest.warns(ConvergenceWarning, match="max_iter=25"):
         estimator.fit(X, y)
     assert not estimator.converged_
