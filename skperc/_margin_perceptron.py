@@ -21,11 +21,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._margin_perceptron_fast import (
-    run_epochs,
-    smallest_margins,
-    squared_row_norms,
-)
+from ._margin_perceptron_fast import run_epochs, smallest_margins
 from .schedules import (
     ConstantThreshold,
     PowerThreshold,
@@ -327,7 +323,7 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             previous_n_features = self.n_features_in_
         X, y = validate_data(self, X, y, **_VALIDATION)
         check_classification_targets(y)
-        classes = np.unique(y)
+        classes, codes = np.unique(y, return_inverse=True)
         if warm:
             if not (
                 np.array_equal(classes, previous_classes)
@@ -342,7 +338,13 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         else:
             self._start_run(classes, X.shape[1])
         self._train(
-            X, y, sample_weight, schedule, self.max_iter, stop_when_separated=True
+            X,
+            y,
+            codes,
+            sample_weight,
+            schedule,
+            self.max_iter,
+            stop_when_separated=True,
         )
         if not self.converged_:
             warnings.warn(
@@ -401,14 +403,18 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             except ValueError:
                 del self.classes_
                 raise
-        unknown = np.setdiff1d(np.unique(y), self.classes_)
-        if unknown.size:
+        codes = np.searchsorted(self.classes_, y)
+        known = codes < len(self.classes_)
+        known[known] = self.classes_[codes[known]] == y[known]
+        if not known.all():
             raise ValueError(
-                f"y holds labels {unknown.tolist()} that are not in classes "
-                f"{self.classes_.tolist()}, given on the first call to "
+                f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
+                f"classes {self.classes_.tolist()}, given on the first call to "
                 "partial_fit."
             )
-        return self._train(X, y, sample_weight, schedule, 1, stop_when_separated=False)
+        return self._train(
+            X, y, codes, sample_weight, schedule, 1, stop_when_separated=False
+        )
 
     def decision_function(self, X):
         """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
@@ -503,11 +509,13 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             weight = class_weight[codes] * weight
         return weight
 
-    def _train(self, X, y, sample_weight, schedule, max_iter, stop_when_separated):
-        codes = np.searchsorted(self.classes_, y).astype(np.int32)
+    def _train(
+        self, X, y, codes, sample_weight, schedule, max_iter, stop_when_separated
+    ):
+        """Run the compiled loop; codes are the indices of y in classes_."""
+        codes = codes.astype(np.int32, copy=False)
         weight = self._example_weights(X, y, codes, sample_weight)
         data, indices, indptr = _rows(X)
-        norm2 = squared_row_norms(data, indices, indptr, X.shape[0], X.shape[1])
 
         if not self.fit_intercept:
             lift_mode = _NO_LIFT
@@ -553,7 +561,6 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
                 codes,
                 first_class + columns[0],
                 weight,
-                norm2,
                 **state,
                 **rule,
                 max_iter=max_iter,
