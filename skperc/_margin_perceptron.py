@@ -11,10 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import (
-    _check_partial_fit_first_call,
-    check_classification_targets,
-)
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
@@ -318,34 +315,20 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         """
         schedule = self._schedule()
         warm = self.warm_start and hasattr(self, "coef_")
-        if warm:
-            previous_classes = self.classes_
-            previous_n_features = self.n_features_in_
-        X, y = validate_data(self, X, y, **_VALIDATION)
+        # A warm start keeps the features of the run it continues.
+        X, y = validate_data(self, X, y, reset=not warm, **_VALIDATION)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
-        if warm:
-            if not (
-                np.array_equal(classes, previous_classes)
-                and X.shape[1] == previous_n_features
-            ):
-                raise ValueError(
-                    "warm_start=True continues the previous run, which needs "
-                    f"the same classes {previous_classes.tolist()} and "
-                    f"{previous_n_features} features; got classes "
-                    f"{classes.tolist()} and {X.shape[1]} features."
-                )
-        else:
+        if warm and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                "warm_start=True continues the previous run, which needs the "
+                f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
+            )
+        _check_class_count(self, classes)
+        weight = self._example_weights(X, y, codes, classes, sample_weight)
+        if not warm:
             self._start_run(classes, X.shape[1])
-        self._train(
-            X,
-            y,
-            codes,
-            sample_weight,
-            schedule,
-            self.max_iter,
-            stop_when_separated=True,
-        )
+        self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__} reached max_iter={self.max_iter} epochs "
@@ -397,24 +380,35 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
         check_classification_targets(y)
-        if _check_partial_fit_first_call(self, classes):
-            try:
-                self._start_run(self.classes_, X.shape[1])
-            except ValueError:
-                del self.classes_
-                raise
-        codes = np.searchsorted(self.classes_, y)
-        known = codes < len(self.classes_)
-        known[known] = self.classes_[codes[known]] == y[known]
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit."
+                )
+            run_classes = unique_labels(classes)
+            _check_class_count(self, run_classes)
+        else:
+            run_classes = self.classes_
+            if classes is not None and not np.array_equal(
+                unique_labels(classes), run_classes
+            ):
+                raise ValueError(
+                    f"classes={unique_labels(classes).tolist()} is not the same "
+                    f"as on the first call to partial_fit, {run_classes.tolist()}."
+                )
+        codes = np.searchsorted(run_classes, y)
+        known = codes < len(run_classes)
+        known[known] = run_classes[codes[known]] == y[known]
         if not known.all():
             raise ValueError(
                 f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-                f"classes {self.classes_.tolist()}, given on the first call to "
+                f"classes {run_classes.tolist()}, given on the first call to "
                 "partial_fit."
             )
-        return self._train(
-            X, y, codes, sample_weight, schedule, 1, stop_when_separated=False
-        )
+        weight = self._example_weights(X, y, codes, run_classes, sample_weight)
+        if first_call:
+            self._start_run(run_classes, X.shape[1])
+        return self._train(X, codes, weight, schedule, 1, stop_when_separated=False)
 
     def decision_function(self, X):
         """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
@@ -473,11 +467,6 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
 
     def _start_run(self, classes, n_features):
         """Zero weights and counters for a new run."""
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; "
-                f"got 1 class: {classes.tolist()}."
-            )
         self.classes_ = classes
         n_problems = 1 if len(classes) == 2 else len(classes)
         n_average = n_features if self.average else 0
@@ -498,23 +487,19 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             return float(np.sqrt(self._radius_state[0]))
         return float(self.intercept_scaling)
 
-    def _example_weights(self, X, y, codes, sample_weight):
+    def _example_weights(self, X, y, codes, classes, sample_weight):
+        """The weight of each example: its sample weight times its class's."""
         weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
         if self.class_weight is not None:
-            class_weight = compute_class_weight(
-                self.class_weight, classes=self.classes_, y=y
-            )
+            class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
             weight = class_weight[codes] * weight
         return weight
 
-    def _train(
-        self, X, y, codes, sample_weight, schedule, max_iter, stop_when_separated
-    ):
+    def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop; codes are the indices of y in classes_."""
         codes = codes.astype(np.int32, copy=False)
-        weight = self._example_weights(X, y, codes, sample_weight)
         data, indices, indptr = _rows(X)
 
         if not self.fit_intercept:
@@ -593,22 +578,14 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         self.n_iter_ = int(n_epochs.max())
         self.converged_ = bool(converged.all())
         self.radius_ = float(np.sqrt(self._radius_state[0]))
-        smallest = smallest_margins(
-            data,
-            indices,
-            indptr,
-            X.shape[1],
+        self.margin_ = _geometric_margins(
+            (data, indices, indptr, X.shape[1]),
             codes,
             first_class,
             weight,
-            np.ascontiguousarray(self.coef_.T),
+            self.coef_,
             self.intercept_,
         )
-        norms = np.linalg.norm(self.coef_, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            margins = np.where(norms > 0, smallest / norms, 0.0)
-        # No example of positive weight, or zero weights: no margin.
-        self.margin_ = np.where(np.isfinite(margins), margins, 0.0)
         return self
 
     def _set_model(self):
@@ -626,6 +603,26 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             )
         self.coef_ = coef
         self.intercept_ = lift_coef * self._lift_value()
+
+
+def _check_class_count(estimator, classes):
+    if len(classes) < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least 2 classes; "
+            f"got 1 class: {classes.tolist()}."
+        )
+
+
+def _geometric_margins(rows, codes, first_class, weight, coef, intercept):
+    """min y f(x) / ||coef|| of each problem over the examples of positive
+    weight, f summed as in training; 0 where coef is 0 or no example counts."""
+    smallest = smallest_margins(
+        *rows, codes, first_class, weight, np.ascontiguousarray(coef.T), intercept
+    )
+    norms = np.linalg.norm(coef, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        margins = np.where(norms > 0, smallest / norms, 0.0)
+    return np.where(np.isfinite(margins), margins, 0.0)
 
 
 def _rows(X):

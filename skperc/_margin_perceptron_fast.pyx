@@ -115,10 +115,10 @@ cdef struct Rule:
 cdef struct Problems:
     Py_ssize_t n_problems
     int32_t first_class
-    double* coef          # (n_features, n_problems), C order
-    double* lift_coef     # (n_problems,)
+    double* coef          # (n_features, width), C order; see _width
+    double* lift_coef     # (n_problems,): the weights of the lifted coordinate
     double* avg_coef      # like coef, or NULL without averaging
-    double* avg_lift      # like lift_coef, or NULL
+    double* avg_lift      # like lift_coef
     int64_t* n_updates
     int64_t* n_steps
     int64_t* n_epochs

@@ -497,12 +497,19 @@ def test_bad_input_fails_before_any_work(X_change, y_change, message):
     with pytest.raises(ValueError, match=message):
         estimator.fit(X, y)
     assert not hasattr(estimator, "coef_")
+    assert not hasattr(estimator, "classes_")
 
 
-def test_negative_sample_weight_is_rejected():
+def test_negative_sample_weight_is_rejected_before_any_work():
     X, y = noisy_data()
-    with pytest.raises(ValueError, match="Negative values in data"):
-        MarginPerceptron().fit(X, y, sample_weight=-np.ones(len(y)))
+    for estimator, fit in [
+        (MarginPerceptron(), "fit"),
+        (MarginPerceptron(), "partial_fit"),
+    ]:
+        kwargs = {"classes": [0, 1]} if fit == "partial_fit" else {}
+        with pytest.raises(ValueError, match="Negative values in data"):
+            getattr(estimator, fit)(X, y, sample_weight=-np.ones(len(y)), **kwargs)
+        assert not hasattr(estimator, "classes_")
 
 
 def test_wrong_number_of_features_at_predict():
