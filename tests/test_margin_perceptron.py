@@ -586,3 +586,25 @@ def test_string_labels():
     estimator = quiet_fit(MarginPerceptron(max_iter=5, random_state=0), X, labels)
     assert_array_equal(estimator.classes_, ["cat", "dog", "emu"])
     assert set(estimator.predict(X)) <= {"cat", "dog", "emu"}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_does_not_copy_the_training_data(dtype, sparse):
+    import tracemalloc
+
+    X, y = make_classification(n_samples=20_000, n_features=50, random_state=0)
+    X = X.astype(dtype)
+    if sparse:
+        X = sp.csr_matrix(X)
+        size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    else:
+        size = X.nbytes
+    estimator = MarginPerceptron(max_iter=2, random_state=0)
+    quiet_fit(estimator, X, y)  # warm up imports and caches
+    tracemalloc.start()
+    quiet_fit(estimator, X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # per-sample arrays (labels, weights, order) come to 20 bytes a sample
+    assert peak < 0.5 * size
