@@ -99,7 +99,10 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         shrink the margin of the lifted sample, and the theorems' update
         bounds grow as its inverse square. ``"auto"`` also keeps
         ``beta="scale"`` and ``beta="power"`` independent of the scale of
-        the inputs.
+        the inputs. Each update moves the intercept by ``eta0 * s**2``: on
+        data that is not separable the last weights keep moving, and
+        ``average=True``, or ``intercept_scaling=1.0`` (the intercept step
+        of scikit-learn's Perceptron), steadies them.
 
     max_iter : int, default=1000
         The largest number of epochs (passes over the training data) of
@@ -199,12 +202,15 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
     threshold it meets. A class stops once it has an epoch without updates,
     so its weights are those it would reach trained alone.
 
-    Each decision value is summed in double precision in feature order. So
-    the weights are the same to the last bit for dense and sparse input, for
-    float32 and float64 input, for every ``n_jobs``, and, with ``beta=0``,
-    ``eta0=1``, ``fit_intercept=False`` and ``shuffle=False``, equal to
-    those of :class:`sklearn.linear_model.Perceptron` with ``penalty=None``,
-    ``tol=None`` and the same options.
+    Each decision value is summed in double precision in an order fixed by
+    the feature indices, so dense and sparse input, and every ``n_jobs``,
+    give the same weights to the last bit. On float64 input the sums run in
+    feature order: with ``beta=0``, ``eta0=1``, ``shuffle=False`` and either
+    ``fit_intercept=False`` or ``intercept_scaling=1.0``, the weights and
+    intercepts are those of :class:`sklearn.linear_model.Perceptron` with
+    ``penalty=None``, ``tol=None`` and the same options on dense input, to
+    the last bit. float32 input is used without a copy and gives the
+    float64 result to rounding.
 
     A sample weight multiplies the update of its example; an example of
     weight 0 is skipped. :meth:`predict` gives ``classes_[1]`` on a decision

@@ -103,11 +103,19 @@ def test_lazy_average_is_the_mean_of_the_iterates():
 
 @pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("max_iter", [1, 5, 30])
-def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter):
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter, fit_intercept):
+    # A lift of 1 updates the intercept by eta0 * y, as scikit-learn does
+    # for dense input.
     X, y = noisy_data(n_classes=n_classes, n_samples=200, n_features=9)
     ours = quiet_fit(
         MarginPerceptron(
-            beta=0, eta0=1, shuffle=False, fit_intercept=False, max_iter=max_iter
+            beta=0,
+            eta0=1,
+            shuffle=False,
+            fit_intercept=fit_intercept,
+            intercept_scaling=1.0,
+            max_iter=max_iter,
         ),
         X,
         y,
@@ -118,13 +126,14 @@ def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter):
             eta0=1,
             shuffle=False,
             tol=None,
-            fit_intercept=False,
+            fit_intercept=fit_intercept,
             max_iter=max_iter,
         ),
         X,
         y,
     )
     assert_array_equal(ours.coef_, theirs.coef_)
+    assert_array_equal(ours.intercept_, theirs.intercept_)
     assert ours.n_iter_ == theirs.n_iter_
 
 
