@@ -486,12 +486,17 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         self._radius_state = np.zeros(2)
         self.n_updates_ = np.zeros(n_problems, dtype=np.int64)
 
-    def _lift_value(self):
+    def _lift_mode(self):
         if not self.fit_intercept:
-            return 0.0
-        if self.intercept_scaling == "auto":
+            return _NO_LIFT
+        return _AUTO_LIFT if self.intercept_scaling == "auto" else _FIXED_LIFT
+
+    def _lift_value(self):
+        """The lifted coordinate s of the run so far (0 without intercept)."""
+        mode = self._lift_mode()
+        if mode == _AUTO_LIFT:
             return float(np.sqrt(self._radius_state[0]))
-        return float(self.intercept_scaling)
+        return float(self.intercept_scaling) if mode == _FIXED_LIFT else 0.0
 
     def _example_weights(self, X, y, codes, classes, sample_weight):
         """The weight of each example: its sample weight times its class's."""
@@ -508,12 +513,6 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         codes = codes.astype(np.int32, copy=False)
         data, indices, indptr = _rows(X)
 
-        if not self.fit_intercept:
-            lift_mode = _NO_LIFT
-        elif self.intercept_scaling == "auto":
-            lift_mode = _AUTO_LIFT
-        else:
-            lift_mode = _FIXED_LIFT
         rule = dict(
             kind=_COMPILED_KINDS.get(type(schedule), _PYTHON_KIND),
             beta=float(getattr(schedule, "beta", 0.0)),
@@ -521,8 +520,9 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             schedule=schedule,
             radius_rule=_RADIUS_RULES[schedule.radius_rule],
             eta0=float(self.eta0),
-            lift_mode=lift_mode,
-            lift_value=self._lift_value() if lift_mode == _FIXED_LIFT else 0.0,
+            # the compiled loop reads lift_value with a fixed lift only
+            lift_mode=self._lift_mode(),
+            lift_value=self._lift_value(),
         )
         seed = check_random_state(self.random_state).randint(
             np.iinfo(np.int64).max, dtype=np.int64
