@@ -1,0 +1,291 @@
+"""LinearProgramClassifier: a consistent halfspace found by linear programming."""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._margin_perceptron import _check_class_count
+
+_VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
+
+# scipy.optimize.linprog's status codes
+_OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
+
+
+class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
+    """A halfspace consistent with the sample, found by linear programming.
+
+    The empirical risk minimizer over halfspaces of lecture 5 (section 5.1):
+    on a linearly separable sample, any ``w, b`` with
+    ``y_i (w . x_i + b) >= 1`` for all ``i`` classifies every example
+    correctly, and a linear program finds one in polynomial time, where the
+    perceptron can need exponentially many updates (Anthony and
+    Shawe-Taylor). The programs are solved by :func:`scipy.optimize.linprog`
+    with the HiGHS solvers.
+
+    Read more in the :ref:`User Guide <theory>`.
+
+    Parameters
+    ----------
+    objective : {"feasibility", "l1_margin"}, default="feasibility"
+        The linear program.
+
+        - ``"feasibility"``: any ``w, b`` with ``y_i (w . x_i + b) >= 1``, a
+          consistent hypothesis, with no preference among them.
+        - ``"l1_margin"``: the smallest ``||w||_1`` with
+          ``y_i (w . x_i + b) >= 1``, which is the largest margin
+          ``min_i y_i (w . x_i + b)`` under ``||w||_1 <= 1`` after dividing
+          by ``||w||_1`` (the margin in the infinity norm). The solution is
+          sparse: at most as many non-zero weights as examples on the
+          margin.
+
+    fit_intercept : bool, default=True
+        Whether to learn the intercept ``b``; it is not counted in
+        ``||w||_1``. Without it, the halfspace passes through the origin.
+
+    C : float, default=None
+        The penalty on the slacks of the soft version, ``> 0``. With
+        ``None`` the sample must be separable, and a sample that is not
+        raises a ``ValueError``. With a float, each example gets a slack
+        ``xi_i >= 0`` in ``y_i (w . x_i + b) >= 1 - xi_i``, and the program
+        minimizes ``C * sum_i s_i xi_i`` (``s_i`` the sample weights) plus
+        ``||w||_1`` for ``"l1_margin"`` (the 1-norm SVM). It always has a
+        solution. For ``"feasibility"`` there is no other term, so every
+        ``C`` gives the same hypothesis: the smallest total hinge loss,
+        which is 0, a consistent hypothesis, on a separable sample.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights ``w`` of each one-vs-rest problem.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts ``b`` (zeros when ``fit_intercept=False``).
+
+    status_ : ndarray of shape (1,) or (n_classes,)
+        The status code of :func:`scipy.optimize.linprog` for each problem:
+        0 when the solver found the optimum, 1 when it stopped at its
+        iteration limit (with a :class:`~sklearn.exceptions.ConvergenceWarning`).
+
+    n_iter_ : ndarray of shape (1,) or (n_classes,)
+        The number of iterations of the solver for each problem.
+
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :meth:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    skperc.MarginPerceptron : The perceptron, which finds a consistent
+        halfspace by updates, and its margin variants.
+    sklearn.svm.LinearSVC : The 2-norm soft-margin SVM; with
+        ``penalty="l1"`` it also gives sparse weights.
+
+    Notes
+    -----
+    Binary problems label ``classes_[1]`` as ``+1``; several classes are
+    learned one-vs-rest, one program per class. :meth:`predict` gives
+    ``classes_[1]`` on a decision value of exactly 0.
+
+    An example of sample weight 0 adds no constraint. Each constraint holds
+    to the feasibility tolerance of HiGHS (about ``1e-7``), so the
+    functional margins on the training data are at least about ``1 - 1e-7``.
+
+    References
+    ----------
+    .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.
+    .. [2] M. Anthony and J. Shawe-Taylor, "Using the perceptron algorithm
+       to find consistent hypotheses", Combinatorics, Probability and
+       Computing 2(4), 1993.
+    .. [3] P. S. Bradley and O. L. Mangasarian, "Feature selection via
+       concave minimization and support vector machines", ICML 1998.
+
+    Examples
+    --------
+    The sample on which the perceptron needs exponentially many updates is
+    separated by the linear program at once:
+
+    >>> from skperc import LinearProgramClassifier
+    >>> from skperc.datasets import make_nested_boolean
+    >>> X, y = make_nested_boolean(10)
+    >>> clf = LinearProgramClassifier().fit(X, y)
+    >>> clf.score(X, y), clf.status_
+    (1.0, array([0]))
+    """
+
+    _parameter_constraints: dict = {
+        "objective": [StrOptions({"feasibility", "l1_margin"})],
+        "fit_intercept": ["boolean"],
+        "C": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, objective="feasibility", fit_intercept=True, C=None):
+        self.objective = objective
+        self.fit_intercept = fit_intercept
+        self.C = C
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Solve one linear program per one-vs-rest problem.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+
+        y : array-like of shape (n_samples,)
+            Target values.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples. An example of weight 0
+            adds no constraint; with ``C`` set, the weights multiply the
+            penalties of the slacks.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y = validate_data(self, X, y, **_VALIDATION)
+        check_classification_targets(y)
+        sample_weight = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        self.classes_ = np.unique(y)
+        _check_class_count(self, self.classes_)
+        kept = sample_weight > 0
+        X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
+        targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
+
+        n_problems, n_features = len(targets), X.shape[1]
+        self.coef_ = np.zeros((n_problems, n_features))
+        self.intercept_ = np.zeros(n_problems)
+        self.status_ = np.zeros(n_problems, dtype=int)
+        self.n_iter_ = np.zeros(n_problems, dtype=int)
+        for k, target in enumerate(targets):
+            signs = np.where(y == target, 1.0, -1.0)
+            result = self._solve(X, signs, sample_weight)
+            if result.status == _INFEASIBLE:
+                which = (
+                    "" if n_problems == 1 else f" (class {target} against the rest)"
+                )
+                raise ValueError(
+                    f"The training sample is not linearly separable{which}: no "
+                    "halfspace classifies every example correctly. Set C to a "
+                    "float to minimize the slacks instead."
+                )
+            if result.x is None:
+                raise ValueError(
+                    f"scipy.optimize.linprog failed on the training data: "
+                    f"{result.message}"
+                )
+            if result.status == _ITERATION_LIMIT:
+                warnings.warn(
+                    f"scipy.optimize.linprog stopped at its iteration limit: "
+                    f"{result.message}",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            weights = result.x[:n_features]
+            if self.objective == "l1_margin":
+                weights = weights - result.x[n_features : 2 * n_features]
+            self.coef_[k] = weights
+            if self.fit_intercept:
+                self.intercept_[k] = result.x[self._n_weights(n_features)]
+            self.status_[k] = result.status
+            self.n_iter_[k] = result.nit
+        return self
+
+    def _n_weights(self, n_features):
+        # "l1_margin" splits w = u - v with u, v >= 0, so that ||w||_1 is linear.
+        return 2 * n_features if self.objective == "l1_margin" else n_features
+
+    def _solve(self, X, signs, sample_weight):
+        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1."""
+        n_samples, n_features = X.shape
+        signed = sp.csr_matrix(X).multiply(-signs[:, None]).tocsr()
+        blocks = [signed]
+        bounds = [(None, None)] * n_features
+        cost = [np.zeros(n_features)]
+        if self.objective == "l1_margin":
+            blocks.append(-signed)
+            bounds = [(0, None)] * (2 * n_features)
+            cost = [np.ones(2 * n_features)]
+        if self.fit_intercept:
+            blocks.append(sp.csr_matrix(-signs[:, None]))
+            bounds.append((None, None))
+            cost.append(np.zeros(1))
+        if self.C is not None:
+            blocks.append(-sp.identity(n_samples, format="csr"))
+            bounds += [(0, None)] * n_samples
+            cost.append(self.C * sample_weight)
+        return linprog(
+            np.concatenate(cost),
+            A_ub=sp.hstack(blocks, format="csr"),
+            b_ub=-np.ones(n_samples),
+            bounds=bounds,
+            method="highs",
+        )
+
+    def decision_function(self, X):
+        """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For a binary problem, positive values favour ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_VALIDATION)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        scores += self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict a class for each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the binary decision value is ``>= 0``,
+            else ``classes_[0]``; with several classes, the class of the
+            largest decision value.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
