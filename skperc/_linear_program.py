@@ -25,6 +25,20 @@ _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 _OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
 
 
+def _check_separated(X, signs, coef, intercept):
+    """The program asks y (w . x + b) >= 1; far below it, the solver's
+    answer is wrong, which happens when the weights of a solution span more
+    orders of magnitude than double precision holds."""
+    functional = signs * (safe_sparse_dot(X, coef) + intercept)
+    if functional.min() < 0.5:
+        raise ValueError(
+            "The solution of scipy.optimize.linprog does not separate the "
+            f"training sample (smallest y (w . x + b) = {functional.min():.3g}, "
+            "asked >= 1): the separating weights need more precision than "
+            "float64 holds."
+        )
+
+
 class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
     """A halfspace consistent with the sample, found by linear programming.
 
@@ -185,18 +199,11 @@ class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
             signs = np.where(y == target, 1.0, -1.0)
             result = self._solve(X, signs, sample_weight)
             if result.status == _INFEASIBLE:
-                which = (
-                    "" if n_problems == 1 else f" (class {target} against the rest)"
-                )
+                which = "" if n_problems == 1 else f" (class {target} against the rest)"
                 raise ValueError(
                     f"The training sample is not linearly separable{which}: no "
                     "halfspace classifies every example correctly. Set C to a "
                     "float to minimize the slacks instead."
-                )
-            if result.x is None:
-                raise ValueError(
-                    f"scipy.optimize.linprog failed on the training data: "
-                    f"{result.message}"
                 )
             if result.status == _ITERATION_LIMIT:
                 warnings.warn(
@@ -204,6 +211,11 @@ class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
                     f"{result.message}",
                     ConvergenceWarning,
                     stacklevel=3,
+                )
+            elif result.status != _OPTIMAL:
+                raise ValueError(
+                    f"scipy.optimize.linprog failed on the training data: "
+                    f"{result.message}"
                 )
             weights = result.x[:n_features]
             if self.objective == "l1_margin":
@@ -213,6 +225,8 @@ class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
                 self.intercept_[k] = result.x[self._n_weights(n_features)]
             self.status_[k] = result.status
             self.n_iter_[k] = result.nit
+            if self.C is None:
+                _check_separated(X, signs, self.coef_[k], self.intercept_[k])
         return self
 
     def _n_weights(self, n_features):
