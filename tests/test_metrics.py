@@ -1,0 +1,270 @@
+"""skperc.metrics: each function checked against its definition or theorem."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_wine
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skperc import LinearProgramClassifier, MarginPerceptron
+from skperc.datasets import make_margin_classification
+from skperc.metrics import (
+    compression_bound,
+    margin,
+    optimal_margin,
+    perceptron_bounds,
+)
+from skperc.schedules import ThresholdSchedule
+
+SLACK = 1 + 1e-7  # eps* comes from a numerical solver
+
+# Learners through the origin whose updates and margin the theorems of
+# Section 2 bound, read from their beta and alpha parameters; a learner
+# without n_updates_ is checked on its margin only.
+BOUNDED_LEARNERS = [
+    lambda: MarginPerceptron(beta=0.0, fit_intercept=False, eta0=0.3),
+    lambda: MarginPerceptron(beta=0.5, fit_intercept=False),
+    lambda: MarginPerceptron(beta=4.0, fit_intercept=False, shuffle=False),
+    lambda: MarginPerceptron(beta="scale", fit_intercept=False),
+    lambda: MarginPerceptron(beta="power", alpha=1.3, fit_intercept=False),
+    lambda: MarginPerceptron(beta="power", alpha=1.5, fit_intercept=False),
+]
+
+# Kernel models with a linear kernel, fitted by margin() through dual_coef_,
+# decision_function and _coef_norm: their margin must be that of the
+# explicit weights sum_j dual_coef_ x_j. Empty until a kernel learner lands.
+LINEAR_KERNEL_LEARNERS = []
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_margin_is_margin_perceptron_margin_to_the_last_bit(
+    sparse, fit_intercept, multiclass
+):
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    if not multiclass:
+        y = np.where(y == 0, "first", "other")
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    clf = MarginPerceptron(
+        beta="scale", fit_intercept=fit_intercept, max_iter=3, random_state=0
+    ).fit(X, y)
+    margins = margin(clf, X, y)
+    assert margins.shape == clf.margin_.shape == (3 if multiclass else 1,)
+    np.testing.assert_array_equal(margins, clf.margin_)
+
+
+def test_margin_of_any_linear_model_is_its_definition():
+    X, y = make_margin_classification(50, 4, margin=0.1, random_state=0)
+    X = X + 0.3
+    clf = LinearProgramClassifier().fit(X, y)
+    w, b = clf.coef_[0], clf.intercept_[0]
+    expected = (y * (X @ w + b)).min() / np.linalg.norm(w)
+    assert margin(clf, X, y)[0] == pytest.approx(expected, rel=1e-12)
+    # negative on a sample that the model does not separate
+    assert margin(clf, X, -y)[0] < 0
+
+
+def test_margin_of_a_weight_vector():
+    X, y, w = make_margin_classification(
+        60, 5, margin=0.15, radius=2.0, random_state=1, return_coef=True
+    )
+    assert margin(w, X, y) == pytest.approx(0.15, rel=1e-12)
+    assert margin(7.5 * w, X, y) == pytest.approx(0.15, rel=1e-12)
+    assert margin(-w, X, y) == pytest.approx(-(np.abs(X @ w).max()), rel=1e-12)
+    # two other labels: the larger is +1
+    assert margin(w, X, np.where(y > 0, "yes", "no")) == margin(w, X, y)
+    assert margin(w, sp.csr_matrix(X), y) == pytest.approx(0.15, rel=1e-12)
+    assert margin(np.zeros(5), X, y) == 0.0
+    with pytest.raises(ValueError, match="1-dimensional"):
+        margin(np.zeros((2, 5)), X, y)
+    with pytest.raises(ValueError, match="features"):
+        margin(np.zeros(4), X, y)
+    with pytest.raises(ValueError, match="two labels"):
+        margin(w, X, np.arange(60) % 3)
+
+
+def test_margin_of_a_pipeline_is_measured_after_its_transformers():
+    X, y = make_margin_classification(80, 3, margin=0.2, random_state=2)
+    pipe = make_pipeline(StandardScaler(), MarginPerceptron(random_state=0))
+    pipe.fit(X, y)
+    transformed = pipe[0].transform(X)
+    np.testing.assert_array_equal(margin(pipe, X, y), margin(pipe[-1], transformed, y))
+    np.testing.assert_array_equal(margin(pipe, X, y), pipe[-1].margin_)
+
+
+def test_margin_checks_its_input():
+    X, y = make_margin_classification(30, 3, margin=0.2, random_state=3)
+    clf = MarginPerceptron(random_state=0)
+    with pytest.raises(Exception, match="not fitted"):
+        margin(clf, X, y)
+    clf.fit(X, y)
+    with pytest.raises(ValueError, match=r"labels \[5\]"):
+        margin(clf, X, np.where(y > 0, 1, 5))
+    with pytest.raises(ValueError, match="samples"):
+        margin(clf, X, y[:-1])
+
+
+@pytest.mark.parametrize("make_learner", LINEAR_KERNEL_LEARNERS)
+def test_margin_of_a_kernel_model_is_that_of_its_explicit_weights(make_learner):
+    X, y = make_margin_classification(60, 4, margin=0.1, random_state=4)
+    clf = make_learner().fit(X, y)
+    weights = clf.dual_coef_ @ clf.support_vectors_
+    explicit = (y * (X @ weights.ravel())).min() / np.linalg.norm(weights)
+    assert margin(clf, X, y)[0] == pytest.approx(explicit, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_optimal_margin_is_the_known_margin(seed):
+    rng = np.random.RandomState(seed)
+    n_features = rng.randint(2, 30)
+    radius = rng.choice([0.1, 1.0, 25.0])
+    eps = radius * rng.uniform(0.01, 0.5)
+    X, y, w = make_margin_classification(
+        rng.randint(10, 300),
+        n_features,
+        eps,
+        radius,
+        random_state=seed,
+        return_coef=True,
+    )
+    found, coef = optimal_margin(X, y)
+    assert found == pytest.approx(eps, rel=1e-9)
+    np.testing.assert_allclose(coef, w, atol=1e-7)
+    assert np.linalg.norm(coef) == pytest.approx(1.0)
+
+
+def test_optimal_margin_against_brute_force_in_the_plane():
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    direction = np.array([np.cos(1.0), np.sin(1.0)])
+    X = X[np.abs(X @ direction) > 0.1]
+    y = np.where(X @ direction > 0, 1, -1)
+
+    def best_on(angles):
+        units = np.column_stack([np.cos(angles), np.sin(angles)])
+        margins = (y[:, None] * (X @ units.T)).min(axis=0)
+        return angles[margins.argmax()], margins.max()
+
+    # a coarse grid, then a fine one around its best direction
+    coarse, _ = best_on(np.linspace(0, 2 * np.pi, 10_001))
+    _, best = best_on(np.linspace(coarse - 1e-3, coarse + 1e-3, 10_001))
+    found = optimal_margin(sp.csr_matrix(X), y)[0]
+    assert best <= found * SLACK
+    assert found == pytest.approx(best, rel=1e-7)
+
+
+def test_optimal_margin_refuses_a_sample_that_is_not_separable():
+    X = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="not linearly separable"):
+        optimal_margin(X, [1, -1, 1])
+    # separable with an intercept, not through the origin
+    with pytest.raises(ValueError, match="not linearly separable"):
+        optimal_margin([[1.0], [2.0]], [1, -1])
+    assert optimal_margin([[1.0, 1.0], [2.0, 1.0]], [1, -1])[0] > 0
+
+
+@pytest.mark.parametrize("make_learner", BOUNDED_LEARNERS)
+def test_the_bounds_hold_for_the_fitted_learners(make_learner):
+    """Theorems 1 to 3 on many random separable samples."""
+    rng = np.random.RandomState(0)
+    for seed in range(8):
+        radius = rng.choice([0.5, 1.0, 6.0])
+        X, y = make_margin_classification(
+            rng.randint(20, 120),
+            rng.randint(2, 8),
+            radius * rng.uniform(0.05, 0.3),
+            radius,
+            random_state=seed,
+        )
+        learner = make_learner().set_params(max_iter=1_000_000, random_state=seed)
+        learner.fit(X, y)
+        params = learner.get_params()
+        bounds = perceptron_bounds(X, y, beta=params["beta"], alpha=params["alpha"])
+        assert bounds.radius == pytest.approx(radius)
+        if hasattr(learner, "n_updates_"):
+            assert learner.n_updates_[0] <= bounds.max_updates * SLACK
+        assert margin(learner, X, y)[0] >= bounds.min_margin / SLACK
+        assert margin(learner, X, y)[0] > 0
+
+
+@pytest.mark.parametrize("beta", [0.0, 2.0, "scale", "power"])
+def test_the_bounds_of_a_lifted_sample_hold_with_an_intercept(beta):
+    X, y = make_margin_classification(80, 3, margin=0.1, random_state=5)
+    X = X + np.array([0.2, -0.1, 0.1])
+    s = 1.5
+    clf = MarginPerceptron(
+        beta=beta, intercept_scaling=s, max_iter=1_000_000, random_state=0
+    ).fit(X, y)
+    bounds = perceptron_bounds(X, y, beta=beta, intercept_scaling=s)
+    assert bounds.radius == pytest.approx(np.sqrt((X**2).sum(axis=1).max() + s**2))
+    assert clf.n_updates_[0] <= bounds.max_updates * SLACK
+    assert clf.margin_[0] >= bounds.min_margin / SLACK
+
+
+def test_the_bounds_are_the_theorems():
+    X, y = make_margin_classification(50, 4, margin=0.1, radius=2.0, random_state=6)
+    R, eps = 2.0, 0.1
+    plain = perceptron_bounds(X, y)
+    assert plain.max_updates == pytest.approx((R / eps) ** 2)
+    assert plain.min_margin == 0.0
+    constant = perceptron_bounds(X, y, beta=3.0)
+    assert constant.max_updates == pytest.approx((6 + R**2) / eps**2)
+    assert constant.min_margin == pytest.approx(3 * eps / (6 + R**2))
+    scale = perceptron_bounds(X, y, beta="scale")
+    assert scale.max_updates == pytest.approx(9 * R**2 / eps**2)
+    assert scale.min_margin == pytest.approx(eps / 3)
+    power = perceptron_bounds(X, y, beta="power", alpha=1.5)
+    assert power.max_updates == pytest.approx((R / eps) ** 4)
+    assert power.min_margin == pytest.approx(0.75 * eps - R * (eps / R) ** 3)
+
+    class Custom(ThresholdSchedule):
+        def threshold(self, t, radius):
+            return 1.0
+
+    with pytest.raises(ValueError, match="No theorem"):
+        perceptron_bounds(X, y, beta=Custom())
+    with pytest.raises(ValueError, match="alpha"):
+        perceptron_bounds(X, y, beta="power", alpha=2.0)
+
+
+def test_compression_bound_is_theorem_6():
+    m, d, delta = 10_000, 12, 0.01
+    eps = 50 * (d * math.log2(m / d) + math.log2(1 / delta)) / m
+    assert compression_bound(m, d, delta) == pytest.approx(eps)
+    assert compression_bound(m, d, delta, training_error=0.04) == pytest.approx(
+        0.04 + math.sqrt(eps * 0.04) + eps
+    )
+    assert compression_bound(m, 0, delta) == pytest.approx(
+        50 * math.log2(1 / delta) / m
+    )
+    assert compression_bound(m, d + 1, delta) > compression_bound(m, d, delta)
+    assert compression_bound(m, d, delta / 2) > compression_bound(m, d, delta)
+    with pytest.raises(ValueError, match="cannot exceed"):
+        compression_bound(10, 11, delta)
+    with pytest.raises(ValueError, match="delta"):
+        compression_bound(10, 1, 1.0)
+
+
+def test_compression_bound_holds_for_the_perceptron():
+    """Train on m examples of a distribution with margin; the true error,
+    measured on a large fresh sample, is below the bound fed by n_updates_
+    in at least 1 - delta of the runs (here: in all of them)."""
+    delta = 0.1
+    X, y, w = make_margin_classification(
+        200_000, 4, margin=0.3, random_state=0, return_coef=True
+    )
+    test_X, test_y = X[100_000:], y[100_000:]
+    for run in range(5):
+        train = slice(run * 20_000, (run + 1) * 20_000)
+        clf = MarginPerceptron(fit_intercept=False, random_state=run)
+        clf.fit(X[train], y[train])
+        bound = compression_bound(20_000, int(clf.n_updates_[0]), delta)
+        assert bound < 0.25  # not vacuous
+        assert 1 - clf.score(test_X, test_y) <= bound
