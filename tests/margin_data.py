@@ -1,7 +1,6 @@
-"""Linearly separable samples and their optimal margin, for the theorem tests."""
+"""Linearly separable samples for the theorem tests."""
 
 import numpy as np
-from scipy.optimize import nnls
 
 
 def separable_sample(n_samples, n_features, gap, scale, random_state):
@@ -18,22 +17,3 @@ def separable_sample(n_samples, n_features, gap, scale, random_state):
     X = scale * kept[:n_samples]
     y = np.where(X @ direction > 0, 1, -1)
     return X, y
-
-
-def optimal_margin(X, y):
-    """eps* = max over unit w of min_i y_i w.x_i.
-
-    It is 1 / ||w|| for the hard-margin SVM through the origin, min ||w||
-    subject to y_i w.x_i >= 1: a least distance program, solved exactly by
-    non-negative least squares (Lawson and Hanson, "Solving Least Squares
-    Problems", chapter 23).
-    """
-    Z = y[:, None] * X
-    E = np.vstack([Z.T, np.ones(len(y))])
-    f = np.zeros(E.shape[0])
-    f[-1] = 1.0
-    u = nnls(E, f, maxiter=100 * len(y))[0]
-    r = E @ u - f
-    w = -r[:-1] / r[-1]
-    assert (Z @ w).min() > 1 - 1e-9
-    return (Z @ w).min() / np.linalg.norm(w)
