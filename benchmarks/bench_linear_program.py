@@ -1,0 +1,101 @@
+"""LinearProgramClassifier and optimal_margin against scikit-learn.
+
+Prints, for each case, the median fit time of each model over interleaved
+repeats, the ratio to scikit-learn's time measured in the same run, and the
+held-out accuracy; and the optimal margin of skperc.metrics.optimal_margin
+(exact, NNLS) beside that of SVC(kernel="linear", C=1e8) through the origin
+(the data lifted by a zero coordinate that SVC's intercept cannot use, so
+both solve the same problem; SVC's answer is to its tolerance).
+
+    python benchmarks/bench_linear_program.py
+"""
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+
+from skperc import LinearProgramClassifier
+from skperc.datasets import make_margin_classification
+from skperc.metrics import margin, optimal_margin
+
+REPEATS = 5
+
+
+def cases():
+    X, y = make_margin_classification(2000, 50, margin=0.05, random_state=0)
+    yield "separable, 2000 x 50", X, y, None
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast cancer (soft, C=1)", StandardScaler().fit_transform(X), y, 1.0
+    X, y = load_digits(return_X_y=True)
+    yield "digits, 10 classes (soft, C=1)", X / 16.0, y, 1.0
+
+
+def median_fit(make, X, y, timings):
+    start = time.perf_counter()
+    model = make().fit(X, y)
+    timings.append(time.perf_counter() - start)
+    return model
+
+
+def main():
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    print(f"medians of {REPEATS} interleaved repeats\n")
+    for name, X, y, C in cases():
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.3, random_state=0, stratify=y
+        )
+        models = {
+            "LinearSVC(penalty='l1')": lambda C=C: LinearSVC(
+                penalty="l1", C=1.0 if C else 1e4, max_iter=20_000
+            ),
+            "LP feasibility": lambda C=C: LinearProgramClassifier(C=C),
+            "LP l1_margin": lambda C=C: LinearProgramClassifier(
+                objective="l1_margin", C=C
+            ),
+        }
+        timings = {key: [] for key in models}
+        fitted = {}
+        for _ in range(REPEATS):
+            for key, make in models.items():
+                fitted[key] = median_fit(make, X_train, y_train, timings[key])
+        reference = np.median(timings["LinearSVC(penalty='l1')"])
+        print(name)
+        for key, model in fitted.items():
+            elapsed = np.median(timings[key])
+            print(
+                f"  {key:24} fit {elapsed * 1e3:8.1f} ms  "
+                f"ratio {elapsed / reference:6.2f}  "
+                f"test accuracy {model.score(X_test, y_test):.4f}"
+            )
+        print()
+
+    X, y = make_margin_classification(500, 20, margin=0.05, random_state=1)
+    lifted = np.hstack([X, np.zeros((len(X), 1))])
+    nnls_times, svc_times = [], []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        eps = optimal_margin(X, y)[0]
+        nnls_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        svc = SVC(kernel="linear", C=1e8).fit(lifted, y)
+        svc_times.append(time.perf_counter() - start)
+    svc_margin = margin(svc.coef_[0], lifted, y)
+    print("optimal margin, 500 x 20, eps* = 0.05 by construction")
+    print(
+        f"  optimal_margin (NNLS)   {np.median(nnls_times) * 1e3:8.1f} ms  "
+        f"ratio {np.median(nnls_times) / np.median(svc_times):6.2f}  eps* {eps:.10f}"
+    )
+    print(
+        f"  SVC linear, C=1e8       {np.median(svc_times) * 1e3:8.1f} ms  "
+        f"ratio {1.0:6.2f}  margin {svc_margin:.10f} (with its intercept)"
+    )
+
+
+if __name__ == "__main__":
+    main()
