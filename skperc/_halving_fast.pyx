@@ -129,6 +129,18 @@ cdef void _votes(const int64_t[::1] threshold_ptr, const int64_t[::1] prefix,
             positive[0] += prefix[cut] - prefix[first]
 
 
+cdef int64_t _size(const int64_t[::1] threshold_ptr, const int64_t[::1] prefix,
+                   const int64_t[::1] lo, const int64_t[::1] hi) noexcept nogil:
+    """The number of members of the version space."""
+    cdef Py_ssize_t b, start
+    cdef int64_t size = 0
+    for b in range(lo.shape[0]):
+        start = _block_start(threshold_ptr, b)
+        if hi[b] > lo[b]:
+            size += prefix[start + hi[b]] - prefix[start + lo[b]]
+    return size
+
+
 cdef Py_ssize_t _member(const int64_t[::1] threshold_ptr,
                         const int64_t[::1] prefix, const int64_t[::1] lo,
                         const int64_t[::1] hi, int64_t rank) noexcept nogil:
@@ -237,9 +249,7 @@ def run_stumps(
                         diff[p, start] += 1
                         diff[p, cut] -= 1
                         lo[p, b] = max(lo[p, b], split[b])
-                _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
-                       &positive, &size)
-                if size == 0:
+                if _size(threshold_ptr, prefix[p], lo[p], hi[p]) == 0:
                     _restart(threshold_ptr, diff[p], prefix[p], lo[p], hi[p],
                              &level[p])
 
@@ -257,13 +267,16 @@ def stump_votes(
     """The members of each problem's version space voting +1 on each row,
     and the size of each version space."""
     cdef Py_ssize_t i, p, n_problems = lo.shape[0]
+    cdef int64_t ignored
     cdef Py_ssize_t[::1] split = np.empty(lo.shape[1], dtype=np.intp)
     with nogil:
+        for p in range(n_problems):
+            size[p] = _size(threshold_ptr, prefix[p], lo[p], hi[p])
         for i in range(X.shape[0]):
             _split_points(X, i, thresholds, threshold_ptr, &split[0])
             for p in range(n_problems):
                 _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
-                       &positive[i, p], &size[p])
+                       &positive[i, p], &ignored)
 
 
 def stump_member(
@@ -274,10 +287,5 @@ def stump_member(
     double draw,
 ):
     """The member of rank floor(draw * size) of a version space."""
-    cdef int64_t size = 0
-    cdef Py_ssize_t b, start
-    for b in range(lo.shape[0]):
-        start = _block_start(threshold_ptr, b)
-        if hi[b] > lo[b]:
-            size += prefix[start + hi[b]] - prefix[start + lo[b]]
+    cdef int64_t size = _size(threshold_ptr, prefix, lo, hi)
     return _member(threshold_ptr, prefix, lo, hi, _rank(draw, size))

@@ -214,8 +214,13 @@ class DecisionStumps(ConceptClass):
         """
         self._validate_params()
         X = validate_data(self, X, reset=True, dtype=np.float64)
-        levels = np.linspace(0.0, 1.0, self.n_thresholds)
-        per_feature = [np.unique(np.quantile(column, levels)) for column in X.T]
+        # The linear-interpolation quantiles (np.quantile's default) read
+        # off each sorted column at once; np.quantile partitions per level.
+        positions = np.linspace(0.0, X.shape[0] - 1, self.n_thresholds)
+        ranks = np.arange(X.shape[0])
+        per_feature = [
+            np.unique(np.interp(positions, ranks, np.sort(column))) for column in X.T
+        ]
         self.thresholds_ = np.concatenate(per_feature)
         self.threshold_ptr_ = np.zeros(X.shape[1] + 1, dtype=np.int64)
         np.cumsum([len(t) for t in per_feature], out=self.threshold_ptr_[1:])
