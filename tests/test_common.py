@@ -5,10 +5,35 @@ scikit-learn itself skips check_array_api_input unless SCIPY_ARRAY_API is
 set; the estimators here take NumPy and SciPy input only.
 """
 
+from functools import partial
+
+import numpy as np
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skperc import MarginPerceptron
+from skperc import HalvingClassifier, MarginPerceptron
+from skperc.concepts import ExplicitConcepts
 from skperc.schedules import PowerThreshold
+
+
+def _stump(X, feature, sign, threshold):
+    return sign * (X[:, feature] - threshold) >= 0
+
+
+# Stumps of the first and the last feature (so that any number of features
+# works), written as a list of named functions so that the estimator pickles.
+EXPLICIT_CONCEPTS = ExplicitConcepts(
+    [
+        partial(_stump, feature=feature, sign=sign, threshold=threshold)
+        for feature in (0, -1)
+        for sign in (1, -1)
+        for threshold in np.linspace(-2, 2, 9)
+    ]
+)
+
+TIE_REASON = (
+    "A tied vote predicts classes_[1] (ties +1, sign(0) = +1 as in the "
+    "notes) while the check reads a decision value of 0 as classes_[0]."
+)
 
 ESTIMATORS = [
     MarginPerceptron(),
@@ -16,6 +41,9 @@ ESTIMATORS = [
     MarginPerceptron(beta="power", average=True),
     MarginPerceptron(beta=1.0, fit_intercept=False, shuffle=False),
     MarginPerceptron(beta=PowerThreshold(alpha=1.6), intercept_scaling=1.0, n_jobs=2),
+    HalvingClassifier(),
+    HalvingClassifier(randomized=True, n_jobs=2),
+    HalvingClassifier(concepts=EXPLICIT_CONCEPTS),
 ]
 
 SAMPLE_WEIGHT_REASON = (
@@ -26,6 +54,9 @@ SAMPLE_WEIGHT_REASON = (
 
 
 def expected_failed_checks(estimator):
+    if isinstance(estimator, HalvingClassifier):
+        # A randomized classifier's decision values are +1 or -1, never 0.
+        return {} if estimator.randomized else {"check_classifiers_train": TIE_REASON}
     failures = {
         "check_sample_weight_equivalence_on_dense_data": SAMPLE_WEIGHT_REASON,
         "check_sample_weight_equivalence_on_sparse_data": SAMPLE_WEIGHT_REASON,
