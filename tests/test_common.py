@@ -26,7 +26,7 @@ EXPLICIT_CONCEPTS = ExplicitConcepts(
         partial(_stump, feature=feature, sign=sign, threshold=threshold)
         for feature in (0, -1)
         for sign in (1, -1)
-        for threshold in np.linspace(-2, 2, 9)
+        for threshold in np.linspace(-2, 2, 33)
     ]
 )
 
@@ -55,8 +55,12 @@ SAMPLE_WEIGHT_REASON = (
 
 def expected_failed_checks(estimator):
     if isinstance(estimator, HalvingClassifier):
-        # A randomized classifier's decision values are +1 or -1, never 0.
-        return {} if estimator.randomized else {"check_classifiers_train": TIE_REASON}
+        # The default stumps tie on some training blobs of the check; the
+        # explicit class does not, and a randomized classifier's decision
+        # values are +1 or -1, never 0.
+        if estimator.randomized or not isinstance(estimator.concepts, str):
+            return {}
+        return {"check_classifiers_train": TIE_REASON}
     failures = {
         "check_sample_weight_equivalence_on_dense_data": SAMPLE_WEIGHT_REASON,
         "check_sample_weight_equivalence_on_sparse_data": SAMPLE_WEIGHT_REASON,
