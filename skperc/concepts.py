@@ -377,7 +377,7 @@ class Conjunctions(ConceptClass):
 
 
 class IntegerHalfspaces(ConceptClass):
-    """Halfspaces ``sign(w . x - b)`` with small integer weights.
+    """Halfspaces ``sign(w @ x - b)`` with small integer weights.
 
     Every weight ``w_j`` and the threshold ``b`` are integers in
     ``[-max_weight, max_weight]``: ``(2 max_weight + 1)^(n_features + 1)``
