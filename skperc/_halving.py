@@ -8,11 +8,11 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._halving_fast import run_stumps, stump_member, stump_votes
-from ._margin_perceptron import _check_class_count
+from ._margin_perceptron import _check_class_count, _stream_classes
 from .concepts import (
     ConceptClass,
     Conjunctions,
@@ -265,32 +265,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         """
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
-        check_classification_targets(y)
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit."
-                )
-            run_classes = unique_labels(classes)
-            _check_class_count(self, run_classes)
-        else:
-            run_classes = self.classes_
-            if classes is not None and not np.array_equal(
-                unique_labels(classes), run_classes
-            ):
-                raise ValueError(
-                    f"classes={unique_labels(classes).tolist()} is not the same "
-                    f"as on the first call to partial_fit, {run_classes.tolist()}."
-                )
-        codes = np.searchsorted(run_classes, y)
-        known = codes < len(run_classes)
-        known[known] = run_classes[codes[known]] == y[known]
-        if not known.all():
-            raise ValueError(
-                f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-                f"classes {run_classes.tolist()}, given on the first call to "
-                "partial_fit."
-            )
+        run_classes, codes = _stream_classes(self, y, classes, first_call)
         if first_call:
             self._start_run(X, run_classes)
         return self._learn(X, codes)
