@@ -2,6 +2,7 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._halving import HalvingClassifier
 from ._linear_program import LinearProgramClassifier
 from ._margin_perceptron import MarginPerceptron
 
@@ -10,4 +11,9 @@ try:
 except PackageNotFoundError:  # imported from a source tree, not installed
     __version__ = "0+unknown"
 
-__all__ = ["LinearProgramClassifier", "MarginPerceptron", "__version__"]
+__all__ = [
+    "HalvingClassifier",
+    "LinearProgramClassifier",
+    "MarginPerceptron",
+    "__version__",
+]

@@ -386,32 +386,7 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         schedule = self._schedule()
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
-        check_classification_targets(y)
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit."
-                )
-            run_classes = unique_labels(classes)
-            _check_class_count(self, run_classes)
-        else:
-            run_classes = self.classes_
-            if classes is not None and not np.array_equal(
-                unique_labels(classes), run_classes
-            ):
-                raise ValueError(
-                    f"classes={unique_labels(classes).tolist()} is not the same "
-                    f"as on the first call to partial_fit, {run_classes.tolist()}."
-                )
-        codes = np.searchsorted(run_classes, y)
-        known = codes < len(run_classes)
-        known[known] = run_classes[codes[known]] == y[known]
-        if not known.all():
-            raise ValueError(
-                f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-                f"classes {run_classes.tolist()}, given on the first call to "
-                "partial_fit."
-            )
+        run_classes, codes = _stream_classes(self, y, classes, first_call)
         weight = self._example_weights(X, y, codes, run_classes, sample_weight)
         if first_call:
             self._start_run(run_classes, X.shape[1])
@@ -618,6 +593,36 @@ def _check_class_count(estimator, classes):
             f"{type(estimator).__name__} needs samples of at least 2 classes; "
             f"got 1 class: {classes.tolist()}."
         )
+
+
+def _stream_classes(estimator, y, classes, first_call):
+    """The classes of a partial_fit run and the index of each label of y in
+    them, checked against the classes given on the first call."""
+    check_classification_targets(y)
+    if first_call:
+        if classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        run_classes = unique_labels(classes)
+        _check_class_count(estimator, run_classes)
+    else:
+        run_classes = estimator.classes_
+        if classes is not None and not np.array_equal(
+            unique_labels(classes), run_classes
+        ):
+            raise ValueError(
+                f"classes={unique_labels(classes).tolist()} is not the same "
+                f"as on the first call to partial_fit, {run_classes.tolist()}."
+            )
+    codes = np.searchsorted(run_classes, y)
+    known = codes < len(run_classes)
+    known[known] = run_classes[codes[known]] == y[known]
+    if not known.all():
+        raise ValueError(
+            f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
+            f"classes {run_classes.tolist()}, given on the first call to "
+            "partial_fit."
+        )
+    return run_classes, codes
 
 
 def _geometric_margins(rows, codes, first_class, weight, coef, intercept):

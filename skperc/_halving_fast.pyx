@@ -1,0 +1,291 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Compiled halving over decision stumps.
+
+The stumps of feature j are ``sign(s (x_j - theta_k))`` for the sorted
+thresholds ``theta_0 < ... < theta_{T-1}`` of j and the signs s = +1, -1,
+each (feature, sign) pair a block of T consecutive concept indices. On
+an example, the stumps of a block that predict +1 are a prefix (s = +1:
+``theta_k <= x_j``) or a suffix (s = -1: ``theta_k >= x_j``) of the block,
+found by one binary search, and so are the stumps one label refutes. So:
+
+- the mistake counts of all stumps are kept exactly as a difference array,
+  two entries per block and example;
+- the version space is the set of stumps that had the fewest mistakes at
+  the last restart (a membership prefix sum over the concept indices) cut
+  down to one interval ``[lo, hi)`` per block by the examples since;
+- a vote, a version space size or the r-th member of the version space
+  costs a binary search per block, whatever the number of thresholds.
+
+When a label empties the version space, the counts are summed up, the
+stumps with the fewest mistakes become the version space and the
+intervals are reset: O(n_concepts), once per increase of the fewest count.
+"""
+
+from libc.stdint cimport int32_t, int64_t
+
+import numpy as np
+
+
+cdef inline Py_ssize_t _count_at_most(const double[::1] thresholds,
+                                      Py_ssize_t start, Py_ssize_t stop,
+                                      double x) noexcept nogil:
+    """How many of thresholds[start:stop] are <= x."""
+    cdef Py_ssize_t low = start, high = stop, middle
+    while low < high:
+        middle = (low + high) >> 1
+        if thresholds[middle] <= x:
+            low = middle + 1
+        else:
+            high = middle
+    return low - start
+
+
+cdef inline Py_ssize_t _count_below(const double[::1] thresholds,
+                                    Py_ssize_t start, Py_ssize_t stop,
+                                    double x) noexcept nogil:
+    """How many of thresholds[start:stop] are < x."""
+    cdef Py_ssize_t low = start, high = stop, middle
+    while low < high:
+        middle = (low + high) >> 1
+        if thresholds[middle] < x:
+            low = middle + 1
+        else:
+            high = middle
+    return low - start
+
+
+cdef inline Py_ssize_t _clip(Py_ssize_t value, Py_ssize_t low,
+                             Py_ssize_t high) noexcept nogil:
+    return low if value < low else (high if value > high else value)
+
+
+cdef void _split_points(const double[:, ::1] X, Py_ssize_t i,
+                        const double[::1] thresholds,
+                        const int64_t[::1] threshold_ptr,
+                        Py_ssize_t* split) noexcept nogil:
+    """split[2j] stumps of feature j and sign +1 predict +1 (a prefix of the
+    block); the stumps of sign -1 from split[2j + 1] on predict +1."""
+    cdef Py_ssize_t j, start, stop
+    for j in range(X.shape[1]):
+        start = threshold_ptr[j]
+        stop = threshold_ptr[j + 1]
+        split[2 * j] = _count_at_most(thresholds, start, stop, X[i, j])
+        split[2 * j + 1] = _count_below(thresholds, start, stop, X[i, j])
+
+
+cdef inline Py_ssize_t _block_size(const int64_t[::1] threshold_ptr,
+                                   Py_ssize_t b) noexcept nogil:
+    return threshold_ptr[(b >> 1) + 1] - threshold_ptr[b >> 1]
+
+
+cdef inline int64_t _rank(double draw, int64_t size) noexcept nogil:
+    """floor(draw * size) for a draw in [0, 1), kept below size against
+    the rounding of the product."""
+    cdef int64_t rank = <int64_t>(draw * size)
+    return rank if rank < size else size - 1
+
+
+cdef inline Py_ssize_t _block_start(const int64_t[::1] threshold_ptr,
+                                    Py_ssize_t b) noexcept nogil:
+    """The first concept index of block b (feature b // 2, sign by parity)."""
+    cdef Py_ssize_t j = b >> 1
+    return 2 * threshold_ptr[j] + (b & 1) * _block_size(threshold_ptr, b)
+
+
+cdef inline Py_ssize_t _block_of(const int64_t[::1] threshold_ptr,
+                                 Py_ssize_t concept) noexcept nogil:
+    """The block holding a concept index: binary search over the features."""
+    cdef Py_ssize_t low = 0, high = threshold_ptr.shape[0] - 2, middle
+    while low < high:
+        middle = (low + high + 1) >> 1
+        if 2 * threshold_ptr[middle] <= concept:
+            low = middle
+        else:
+            high = middle - 1
+    return 2 * low + (concept >= 2 * threshold_ptr[low]
+                      + threshold_ptr[low + 1] - threshold_ptr[low])
+
+
+cdef void _votes(const int64_t[::1] threshold_ptr, const int64_t[::1] prefix,
+                 const int64_t[::1] lo, const int64_t[::1] hi,
+                 const Py_ssize_t* split, int64_t* positive,
+                 int64_t* size) noexcept nogil:
+    """Members of the version space, and those of them predicting +1."""
+    cdef Py_ssize_t b, start, first, last, cut
+    positive[0] = 0
+    size[0] = 0
+    for b in range(lo.shape[0]):
+        start = _block_start(threshold_ptr, b)
+        first = start + lo[b]
+        last = start + hi[b]
+        if first >= last:
+            continue
+        cut = start + _clip(split[b], lo[b], hi[b])
+        size[0] += prefix[last] - prefix[first]
+        if b & 1:
+            positive[0] += prefix[last] - prefix[cut]
+        else:
+            positive[0] += prefix[cut] - prefix[first]
+
+
+cdef int64_t _size(const int64_t[::1] threshold_ptr, const int64_t[::1] prefix,
+                   const int64_t[::1] lo, const int64_t[::1] hi) noexcept nogil:
+    """The number of members of the version space."""
+    cdef Py_ssize_t b, start
+    cdef int64_t size = 0
+    for b in range(lo.shape[0]):
+        start = _block_start(threshold_ptr, b)
+        if hi[b] > lo[b]:
+            size += prefix[start + hi[b]] - prefix[start + lo[b]]
+    return size
+
+
+cdef Py_ssize_t _member(const int64_t[::1] threshold_ptr,
+                        const int64_t[::1] prefix, const int64_t[::1] lo,
+                        const int64_t[::1] hi, int64_t rank) noexcept nogil:
+    """The concept index of the rank-th member (from 0, in index order)."""
+    cdef Py_ssize_t b, start, first, last, low, high, middle
+    cdef int64_t inside
+    for b in range(lo.shape[0]):
+        start = _block_start(threshold_ptr, b)
+        first = start + lo[b]
+        last = start + hi[b]
+        if first >= last:
+            continue
+        inside = prefix[last] - prefix[first]
+        if rank >= inside:
+            rank -= inside
+            continue
+        # the smallest index c in [first, last) with prefix[c + 1] - prefix[first] > rank
+        low = first
+        high = last - 1
+        while low < high:
+            middle = (low + high) >> 1
+            if prefix[middle + 1] - prefix[first] > rank:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+    return -1
+
+
+cdef void _restart(const int64_t[::1] threshold_ptr, const int64_t[::1] diff,
+                   int64_t[::1] prefix, int64_t[::1] lo, int64_t[::1] hi,
+                   int64_t* level) noexcept nogil:
+    """Make the stumps with the fewest mistakes the version space."""
+    cdef Py_ssize_t c, b, n_concepts = prefix.shape[0] - 1
+    cdef int64_t count = 0, fewest = -1
+    for c in range(n_concepts):
+        count += diff[c]
+        if fewest < 0 or count < fewest:
+            fewest = count
+    count = 0
+    prefix[0] = 0
+    for c in range(n_concepts):
+        count += diff[c]
+        prefix[c + 1] = prefix[c] + (count == fewest)
+    for b in range(lo.shape[0]):
+        lo[b] = 0
+        hi[b] = _block_size(threshold_ptr, b)
+    level[0] = fewest
+
+
+def run_stumps(
+    const double[:, ::1] X,
+    const int32_t[::1] codes,
+    Py_ssize_t first_class,
+    const double[::1] thresholds,
+    const int64_t[::1] threshold_ptr,
+    int64_t[:, ::1] diff,
+    int64_t[:, ::1] prefix,
+    int64_t[:, ::1] lo,
+    int64_t[:, ::1] hi,
+    int64_t[::1] level,
+    int64_t[::1] n_mistakes,
+    const double[:, ::1] draws,
+    bint randomized,
+):
+    """One online pass of (randomized) halving for a block of problems.
+
+    Problem p labels the examples of class ``first_class + p`` as +1. Each
+    example is predicted (majority vote, ties +1; or the member of rank
+    ``floor(draws[i, p] * size)``), counted as a mistake when wrong, then
+    used to update the counts and the version space.
+    """
+    cdef Py_ssize_t n_blocks = lo.shape[1], n_problems = lo.shape[0]
+    cdef Py_ssize_t i, p, b, start, stop, cut, member
+    cdef int64_t positive, size, label
+    cdef bint predict_positive
+    cdef Py_ssize_t[::1] split = np.empty(n_blocks, dtype=np.intp)
+    with nogil:
+        for i in range(X.shape[0]):
+            _split_points(X, i, thresholds, threshold_ptr, &split[0])
+            for p in range(n_problems):
+                label = 1 if codes[i] == first_class + p else -1
+                _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
+                       &positive, &size)
+                if randomized:
+                    member = _member(threshold_ptr, prefix[p], lo[p], hi[p],
+                                     _rank(draws[i, p], size))
+                    b = _block_of(threshold_ptr, member)
+                    start = _block_start(threshold_ptr, b)
+                    cut = start + split[b]
+                    predict_positive = (member >= cut) if b & 1 else (member < cut)
+                else:
+                    predict_positive = 2 * positive >= size
+                if predict_positive != (label > 0):
+                    n_mistakes[p] += 1
+                for b in range(n_blocks):
+                    start = _block_start(threshold_ptr, b)
+                    stop = start + _block_size(threshold_ptr, b)
+                    cut = start + split[b]
+                    # the stumps of the block that predict -label err
+                    if (label > 0) == ((b & 1) == 0):
+                        diff[p, cut] += 1
+                        diff[p, stop] -= 1
+                        hi[p, b] = min(hi[p, b], split[b])
+                    else:
+                        diff[p, start] += 1
+                        diff[p, cut] -= 1
+                        lo[p, b] = max(lo[p, b], split[b])
+                if _size(threshold_ptr, prefix[p], lo[p], hi[p]) == 0:
+                    _restart(threshold_ptr, diff[p], prefix[p], lo[p], hi[p],
+                             &level[p])
+
+
+def stump_votes(
+    const double[:, ::1] X,
+    const double[::1] thresholds,
+    const int64_t[::1] threshold_ptr,
+    const int64_t[:, ::1] prefix,
+    const int64_t[:, ::1] lo,
+    const int64_t[:, ::1] hi,
+    int64_t[:, ::1] positive,
+    int64_t[::1] size,
+):
+    """The members of each problem's version space voting +1 on each row,
+    and the size of each version space."""
+    cdef Py_ssize_t i, p, n_problems = lo.shape[0]
+    cdef int64_t ignored
+    cdef Py_ssize_t[::1] split = np.empty(lo.shape[1], dtype=np.intp)
+    with nogil:
+        for p in range(n_problems):
+            size[p] = _size(threshold_ptr, prefix[p], lo[p], hi[p])
+        for i in range(X.shape[0]):
+            _split_points(X, i, thresholds, threshold_ptr, &split[0])
+            for p in range(n_problems):
+                _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
+                       &positive[i, p], &ignored)
+
+
+def stump_member(
+    const int64_t[::1] threshold_ptr,
+    const int64_t[::1] prefix,
+    const int64_t[::1] lo,
+    const int64_t[::1] hi,
+    double draw,
+):
+    """The member of rank floor(draw * size) of a version space."""
+    cdef int64_t size = _size(threshold_ptr, prefix, lo, hi)
+    return _member(threshold_ptr, prefix, lo, hi, _rank(draw, size))

@@ -1,0 +1,277 @@
+"""HalvingClassifier against the numpy reference, and the claims of notes 3
+(sections 3 and 4) on realizable streams."""
+
+import math
+from functools import partial
+
+import numpy as np
+import pytest
+from reference_halving import reference_halving, vote_margins
+from sklearn.datasets import load_digits
+
+import skperc._halving
+from skperc import HalvingClassifier
+from skperc.concepts import (
+    Conjunctions,
+    DecisionStumps,
+    ExplicitConcepts,
+    IntegerHalfspaces,
+)
+
+
+def _boolean_sample(n_samples, n_features, seed):
+    return np.random.RandomState(seed).randint(2, size=(n_samples, n_features))
+
+
+def _real_sample(n_samples, n_features, seed):
+    return np.random.RandomState(seed).randn(n_samples, n_features)
+
+
+def _threshold(X, feature, threshold):
+    return X[:, feature] >= threshold
+
+
+def _labels(clf, X, concept):
+    """The classes_ labels that a concept of clf.concepts_ gives to X."""
+    return clf.concepts_.predict(X, [concept])[:, 0]
+
+
+def _noisy(y, rate, seed):
+    flip = np.random.RandomState(seed).rand(len(y)) < rate
+    return np.where(flip, 1 - y, y)
+
+
+CLASSES = {
+    "stumps": (DecisionStumps(n_thresholds=9), _real_sample),
+    "conjunctions": (Conjunctions(max_literals=3), _boolean_sample),
+    "halfspaces": (IntegerHalfspaces(), _boolean_sample),
+    "explicit": (
+        ExplicitConcepts(
+            [
+                partial(_threshold, feature=j, threshold=t)
+                for j in range(4)
+                for t in (-1.0, 0.0, 0.5)
+            ]
+        ),
+        _real_sample,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+@pytest.mark.parametrize("randomized", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("keep_mistakes", [True, False])
+def test_matches_reference(name, randomized, n_classes, keep_mistakes, monkeypatch):
+    """Every path (compiled stumps, live index sets with or without the kept
+    counts, restarts on noisy labels) runs the reference's halving: the same
+    mistakes, counts, version spaces, draws and vote margins, in batches."""
+    if not keep_mistakes:
+        # The general path then keeps the examples and restarts from them.
+        monkeypatch.setattr(skperc._halving, "KEPT_MISTAKES_UP_TO", 0)
+    concepts, sample = CLASSES[name]
+    X = sample(90, 4, seed=0)
+    y = (X[:, 0] + X[:, 1] + X[:, 2] > 1).astype(int) + (X[:, 3] > 0.5) * (
+        n_classes - 2
+    )
+    y = np.where(np.random.RandomState(1).rand(len(y)) < 0.15, (y + 1) % n_classes, y)
+    batches = [30, 1, 44, 15]
+    clf = HalvingClassifier(concepts=concepts, randomized=randomized, random_state=7)
+    start = 0
+    for size in batches:
+        clf.partial_fit(
+            X[start : start + size], y[start : start + size], [0, 1, 2][:n_classes]
+        )
+        start += size
+    n_problems = 1 if n_classes == 2 else n_classes
+    predictions = clf.concepts_.predict(X)
+    expected = reference_halving(predictions, y, batches, n_problems, randomized, 7)
+
+    assert np.array_equal(clf.n_mistakes_, expected["mistakes"])
+    assert clf.fewest_mistakes_.min() > 0, "the labels must be noisy"
+    for p in range(n_problems):
+        assert np.array_equal(clf.version_space(p), expected["version_spaces"][p])
+    assert np.array_equal(clf.fewest_mistakes_, expected["counts"].min(axis=1))
+    kept = name == "stumps" or keep_mistakes
+    assert hasattr(clf, "concept_mistakes_") == kept
+    if kept:
+        assert np.array_equal(clf.concept_mistakes_, expected["counts"])
+    X_test = sample(50, 4, seed=2)
+    test_predictions = clf.concepts_.predict(X_test)
+    if randomized:
+        assert np.array_equal(clf.drawn_concept_, expected["drawn"])
+        margins = test_predictions[:, expected["drawn"]]
+    else:
+        margins = vote_margins(test_predictions, expected["version_spaces"])
+    assert np.allclose(clf.decision_function(X_test).reshape(len(X_test), -1), margins)
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+def test_fit_is_partial_fit_in_one_batch(randomized):
+    X = _real_sample(60, 3, seed=3)
+    y = _noisy((X[:, 0] > 0).astype(int), 0.2, seed=4)
+    fitted = HalvingClassifier(randomized=randomized, random_state=0).fit(X, y)
+    streamed = HalvingClassifier(randomized=randomized, random_state=0)
+    streamed.partial_fit(X, y, classes=[0, 1])
+    assert np.array_equal(fitted.n_mistakes_, streamed.n_mistakes_)
+    assert np.array_equal(fitted.concept_mistakes_, streamed.concept_mistakes_)
+    assert np.array_equal(fitted.predict(X), streamed.predict(X))
+
+
+def _realizable_stream(name, seed):
+    """A sample and the index of the concept of the class that labels it."""
+    concepts, sample = CLASSES[name]
+    X = sample(120, 6 if name != "halfspaces" else 5, seed=seed)
+    fitted = HalvingClassifier(concepts=concepts).fit(X, np.arange(len(X)) % 2)
+    labels = fitted.concepts_.predict(X)
+    # targets that label the sample with both classes
+    both = np.flatnonzero(np.ptp(labels, axis=0) > 0)
+    target = np.random.RandomState(seed).choice(both)
+    return X, labels[:, target], target
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_halving_mistake_bound(name):
+    """Claim of section 3: at most log2 |C| mistakes on a realizable stream,
+    for many targets and orders; the version space keeps the target."""
+    for seed in range(25):
+        X, y, target = _realizable_stream(name, seed)
+        clf = HalvingClassifier(concepts=CLASSES[name][0]).fit(X, y)
+        assert clf.n_mistakes_[0] <= math.log2(clf.n_concepts_)
+        assert clf.mistake_bound_ == math.log2(clf.n_concepts_)
+        assert clf.fewest_mistakes_[0] == 0
+        assert target in clf.version_space()
+
+
+def test_randomized_halving_expected_mistakes():
+    """Claim 4.1: E[mistakes] <= ln |C| + O(1), here ln |C| + 1. On this
+    stream every example refutes one more threshold, so the expectation is
+    H_r - 1 and a mean above ln |C| + 1 would need a biased draw."""
+    r = 400
+    grid = np.arange(r, dtype=np.float64)[:, None]
+    concepts = DecisionStumps(n_thresholds=r)
+    target_labels = np.where(grid[:, 0] >= r - 1, 1, -1)
+    # Increasing x: the stump "x >= theta_k" of sign +1 with k = i dies.
+    mistakes = []
+    for seed in range(300):
+        clf = HalvingClassifier(concepts=concepts, randomized=True, random_state=seed)
+        clf.fit(grid, target_labels)
+        mistakes.append(clf.n_mistakes_[0])
+    bound = math.log(2 * r) + 1
+    assert clf.mistake_bound_ == bound
+    assert np.mean(mistakes) <= bound
+    # The draws do matter: the mean is near the harmonic estimate, far
+    # from the deterministic run.
+    deterministic = HalvingClassifier(concepts=concepts).fit(grid, target_labels)
+    assert deterministic.n_mistakes_[0] <= math.log2(2 * r)
+    assert np.mean(mistakes) > 1
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+@pytest.mark.parametrize("noise", [0.0, 0.2])
+def test_version_space_does_not_depend_on_order(name, noise):
+    X, y, _ = _realizable_stream(name, seed=5)
+    y = np.where(np.random.RandomState(0).rand(len(y)) < noise, -y, y)
+    spaces = []
+    for seed in range(4):
+        order = np.random.RandomState(seed).permutation(len(y))
+        clf = HalvingClassifier(concepts=CLASSES[name][0]).fit(X[order], y[order])
+        spaces.append(clf.version_space())
+    for space in spaces[1:]:
+        assert np.array_equal(space, spaces[0])
+
+
+def test_conjunction_recovered_from_the_cube():
+    """Labels on all of {0,1}^5 specify a conjunction: the version space is
+    that conjunction alone."""
+    cube = np.array(np.meshgrid(*[[0, 1]] * 5)).reshape(5, -1).T
+    clf = HalvingClassifier(concepts="conjunctions").fit(cube, cube[:, 0])
+    for target in (5, 50, 242):
+        y = clf.concepts_.predict(cube, [target])[:, 0]
+        fitted = HalvingClassifier(concepts="conjunctions").fit(cube, y)
+        assert fitted.n_concepts_ == 3**5
+        assert fitted.version_space().tolist() == [target]
+
+
+def test_stump_recovered_from_its_grid():
+    """The sample on the threshold grid itself specifies an inner stump."""
+    X = np.linspace(-1, 1, 11)[:, None]
+    clf = HalvingClassifier(concepts=DecisionStumps(n_thresholds=11))
+    for target in (3, 15):
+        y = clf.fit(X, X[:, 0] > 0).concepts_.predict(X, [target])[:, 0]
+        assert clf.fit(X, y).version_space().tolist() == [target]
+        assert clf.n_mistakes_[0] <= math.log2(22)
+
+
+def test_halfspace_recovered_on_the_cube():
+    """On all of {0,1}^3 the version space holds exactly the halfspaces that
+    compute the target function."""
+    cube = np.array(np.meshgrid(*[[0, 1]] * 3)).reshape(3, -1).T
+    clf = HalvingClassifier(concepts="halfspaces").fit(cube, cube[:, 0])
+    table = clf.concepts_.predict(cube)
+    target = np.flatnonzero(np.ptp(table, axis=0) > 0)[10]
+    fitted = HalvingClassifier(concepts="halfspaces").fit(cube, table[:, target])
+    same = np.flatnonzero((table == table[:, [target]]).all(axis=0))
+    assert np.array_equal(fitted.version_space(), same)
+    assert np.array_equal(fitted.predict(cube), table[:, target])
+
+
+def test_noisy_mistake_bound():
+    """With a best concept of k mistakes, at most (k + 1) log2 |C| + k."""
+    X, y, _ = _realizable_stream("stumps", seed=6)
+    for seed in range(10):
+        noisy = np.where(np.random.RandomState(seed).rand(len(y)) < 0.05, -y, y)
+        clf = HalvingClassifier(concepts=CLASSES["stumps"][0]).fit(X, noisy)
+        k = clf.fewest_mistakes_[0]
+        assert k > 0
+        assert clf.n_mistakes_[0] <= (k + 1) * math.log2(clf.n_concepts_) + k
+
+
+def test_partial_fit_one_basis_vector_at_a_time():
+    """The adversary of Claim 1.4 asks one standard basis vector at a time
+    and labels it against the prediction; any two labels work."""
+    d = 12
+    clf = HalvingClassifier()
+    for i in range(d):
+        x = np.eye(d)[i : i + 1]
+        guess = clf.predict(x)[0] if i else "yes"
+        clf.partial_fit(x, ["no" if guess == "yes" else "yes"], classes=["no", "yes"])
+    assert clf.n_mistakes_[0] >= 1
+    assert clf.n_concepts_ == 2 * d  # one threshold per feature from e_1
+    assert set(clf.predict(np.eye(d))) <= {"no", "yes"}
+
+
+def test_digits_one_vs_rest_with_threads():
+    X, y = load_digits(return_X_y=True)
+    single = HalvingClassifier(concepts=DecisionStumps(n_thresholds=8)).fit(X, y)
+    threaded = HalvingClassifier(concepts=DecisionStumps(n_thresholds=8), n_jobs=2)
+    threaded.fit(X, y)
+    assert single.decision_function(X).shape == (len(X), 10)
+    assert np.array_equal(single.concept_mistakes_, threaded.concept_mistakes_)
+    assert np.array_equal(single.predict(X), threaded.predict(X))
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="boolean"):
+        HalvingClassifier(concepts="conjunctions").fit([[0.5, 1], [1, 0]], [0, 1])
+    with pytest.raises(ValueError, match="max_literals"):
+        HalvingClassifier(concepts="conjunctions").fit(np.zeros((2, 20)), [0, 1])
+    with pytest.raises(ValueError, match="other than -1"):
+        HalvingClassifier(concepts=ExplicitConcepts([partial(np.sum, axis=1)])).fit(
+            [[2.0], [3.0]], [0, 1]
+        )
+    with pytest.raises(ValueError, match="one value per sample"):
+        HalvingClassifier(concepts=ExplicitConcepts([np.isfinite])).fit(
+            [[2.0, 1.0], [3.0, 1.0]], [0, 1]
+        )
+    with pytest.raises(TypeError, match="callable"):
+        HalvingClassifier(concepts=ExplicitConcepts([3])).fit([[2.0], [3.0]], [0, 1])
+    with pytest.raises(ValueError, match="classes must be passed"):
+        HalvingClassifier().partial_fit([[1.0]], [1])
+    with pytest.raises(ValueError, match="concepts"):
+        HalvingClassifier(concepts="trees").fit([[1.0], [2.0]], [0, 1])
+    clf = HalvingClassifier().fit([[1.0], [2.0]], [0, 1])
+    with pytest.raises(ValueError, match="problem"):
+        clf.version_space(1)
+    with pytest.raises(ValueError, match="indices"):
+        clf.concepts_.predict([[1.0]], [clf.n_concepts_])
