@@ -3,7 +3,7 @@
 The theorems, measured: hard instances and guarantees
 =====================================================
 
-Two statements of the seeds, put next to what the estimators do.
+Two theorems of the papers, put next to what the estimators do.
 
 * Anthony and Shawe-Taylor: on the specifying sample ``S_n`` of the nested
   boolean function ``f_2n``, the perceptron with a learned threshold makes

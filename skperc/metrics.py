@@ -48,7 +48,7 @@ def margin(estimator_or_coef, X, y):
     :class:`~sklearn.pipeline.Pipeline` is measured on the output of its
     transformers.
 
-    For a bare weight vector ``w``, the seeds' ``marg(w / ||w||, S)`` of the
+    For a bare weight vector ``w``, the papers' ``marg(w / ||w||, S)`` of the
     hyperplane through the origin.
 
     Parameters
