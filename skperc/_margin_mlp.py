@@ -12,6 +12,7 @@ from sklearn.neural_network._stochastic_optimizers import (
     SGDOptimizer,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
@@ -322,6 +323,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, classes=None, incremental=False)
 
+    @available_if(lambda est: est._check_no_early_stopping())
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one epoch over a batch, continuing the same run.
@@ -349,8 +351,6 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        if self.early_stopping:
-            raise ValueError("partial_fit does not support early_stopping=True.")
         return self._fit(X, y, sample_weight, classes=classes, incremental=True)
 
     def decision_function(self, X):
@@ -384,12 +384,21 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             ``classes_[0]``; with several classes, the class of the largest
             output.
         """
-        return self.classes_[_predicted_codes(self._outputs(X))]
+        codes = _predicted_codes(self._outputs(X))
+        return self.classes_[codes]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+    def _check_no_early_stopping(self):
+        if self.early_stopping:
+            raise AttributeError(
+                "partial_fit is not available with early_stopping=True: a "
+                "stream has no validation set to stop on."
+            )
+        return True
 
     def _outputs(self, X):
         """The output units on validated X, of shape (n_samples, n_outputs_)."""
