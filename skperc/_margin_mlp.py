@@ -222,13 +222,15 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    On the raw pixels of the digits, with a margin that grows as ``sqrt(t)``
+    and early stopping:
+
     >>> from sklearn.datasets import load_digits
     >>> from sklearn.model_selection import train_test_split
     >>> from skperc import MarginMLPClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> X_train, X_test, y_train, y_test = train_test_split(
-    ...     X / 16, y, random_state=0)
-    >>> clf = MarginMLPClassifier(beta=1.0, max_iter=30, random_state=0)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> clf = MarginMLPClassifier(beta="power", early_stopping=True, random_state=0)
     >>> clf.fit(X_train, y_train).score(X_test, y_test) > 0.95
     True
     >>> clf.decision_function(X_test[:2]).shape
