@@ -19,6 +19,10 @@ intercept coordinate counted in ``||x||`` when there is one):
 The three built-in schedules run inside the compiled training loop; a
 subclass runs its :meth:`ThresholdSchedule.threshold` from Python, once
 per update and per change of ``rho``.
+
+:class:`~skperc.MarginMLPClassifier` takes the same schedules as the margin
+``beta_t`` of its loss ``ReLU(beta_t - y o(x))``, asked once per gradient
+step; there ``x`` is the output of the network's last hidden layer.
 """
 
 import math
