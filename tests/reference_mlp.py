@@ -81,23 +81,13 @@ def reference_fit(
                 example_gradient(coefs, intercepts, X[i], Y[i], beta_t) for i in rows
             ]
             total = sum(weight[i] for i in rows)
-            for layer in range(len(coefs)):
-                coefs[layer] -= (
-                    learning_rate
-                    * sum(
-                        weight[i] * r[1][layer]
+            for params, which in ((coefs, 1), (intercepts, 2)):
+                for layer, param in enumerate(params):
+                    step = sum(
+                        weight[i] * r[which][layer]
                         for i, r in zip(rows, results, strict=True)
                     )
-                    / total
-                )
-                intercepts[layer] -= (
-                    learning_rate
-                    * sum(
-                        weight[i] * r[2][layer]
-                        for i, r in zip(rows, results, strict=True)
-                    )
-                    / total
-                )
+                    param -= learning_rate * step / total
             epoch_loss += sum(
                 weight[i] * r[0] for i, r in zip(rows, results, strict=True)
             )

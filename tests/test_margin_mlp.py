@@ -34,8 +34,10 @@ def plain_gd(**params):
     [(0.0, 0.0), (1.0, 1.0), ("power", "power"), (ScaleThreshold(), "scale")],
 )
 @pytest.mark.parametrize("hidden", [(7,), (6, 4)])
-def test_matches_the_reference_network(blobs, beta, reference_beta, hidden):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_matches_the_reference_network(blobs, beta, reference_beta, hidden, weighted):
     X, y = blobs
+    weight = np.random.RandomState(1).uniform(0, 2, len(y)) if weighted else None
     clf = plain_gd(
         hidden_layer_sizes=hidden,
         beta=beta,
@@ -46,14 +48,14 @@ def test_matches_the_reference_network(blobs, beta, reference_beta, hidden):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(X, y)
+        clf.fit(X, y, sample_weight=weight)
 
     Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
     coefs, intercepts = he_init([5, *hidden, 3], seed=0)
     curve, steps = reference_fit(
         X,
         Y,
-        np.ones(len(y)),
+        np.ones(len(y)) if weight is None else weight,
         coefs,
         intercepts,
         beta=reference_beta,
@@ -73,31 +75,28 @@ def test_matches_the_reference_network(blobs, beta, reference_beta, hidden):
     assert not np.allclose(coefs[0], he_init([5, *hidden, 3], seed=0)[0][0])
 
 
-def test_sample_weights_match_the_reference(blobs):
+def test_the_output_units_make_beta_perceptron_updates(blobs):
+    """Section 3: gradient descent on ReLU(beta - y w.G(x)), one example at
+    a time, moves each output unit as the beta-perceptron does on G(x): by
+    eta y G(x) where y w.G(x) <= beta, not at all elsewhere."""
     X, y = blobs
-    weight = np.random.RandomState(1).uniform(0, 2, len(y))
-    clf = plain_gd(hidden_layer_sizes=(5,), learning_rate_init=0.1, max_iter=2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(X, y, sample_weight=weight)
-    coefs, intercepts = he_init([5, 5, 3], seed=0)
-    Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
-    reference_fit(
-        X,
-        Y,
-        weight,
-        coefs,
-        intercepts,
-        beta=1.0,
-        c=0.5,
-        learning_rate=0.1,
-        batch_size=128,
-        epochs=2,
+    eta, beta = 0.1, 1.0
+    clf = plain_gd(
+        hidden_layer_sizes=(8,), beta=beta, batch_size=1, learning_rate_init=eta
     )
-    for ours, theirs in zip(
-        clf.coefs_ + clf.intercepts_, coefs + intercepts, strict=True
-    ):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    clf.partial_fit(X[:30], y[:30], classes=[0, 1, 2])
+    moved = []
+    for x, label in zip(X[30:], y[30:], strict=True):
+        W, b = clf.coefs_[-1].copy(), clf.intercepts_[-1].copy()
+        hidden = np.maximum(x @ clf.coefs_[0] + clf.intercepts_[0], 0)
+        signs = np.where(np.arange(3) == label, 1.0, -1.0)
+        update = np.where(signs * (hidden @ W + b) <= beta, signs, 0.0)
+        clf.partial_fit(x[None], [label])
+        np.testing.assert_allclose(clf.coefs_[-1], W + eta * np.outer(hidden, update))
+        np.testing.assert_allclose(clf.intercepts_[-1], b + eta * update)
+        moved.extend(update != 0)
+    # both cases were met
+    assert 0 < np.mean(moved) < 1
 
 
 def test_the_power_margin_grows_as_t_to_the_one_minus_c(blobs):
