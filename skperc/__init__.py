@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._halving import HalvingClassifier
 from ._linear_program import LinearProgramClassifier
+from ._margin_mlp import MarginMLPClassifier
 from ._margin_perceptron import MarginPerceptron
 
 try:
@@ -14,6 +15,7 @@ except PackageNotFoundError:  # imported from a source tree, not installed
 __all__ = [
     "HalvingClassifier",
     "LinearProgramClassifier",
+    "MarginMLPClassifier",
     "MarginPerceptron",
     "__version__",
 ]

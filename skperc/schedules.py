@@ -19,6 +19,10 @@ intercept coordinate counted in ``||x||`` when there is one):
 The three built-in schedules run inside the compiled training loop; a
 subclass runs its :meth:`ThresholdSchedule.threshold` from Python, once
 per update and per change of ``rho``.
+
+:class:`~skperc.MarginMLPClassifier` takes the same schedules as the margin
+``beta_t`` of its loss ``ReLU(beta_t - y o(x))``, asked once per gradient
+step; there ``x`` is the output of the network's last hidden layer.
 """
 
 import math
@@ -32,6 +36,7 @@ __all__ = [
     "ConstantThreshold",
     "ScaleThreshold",
     "PowerThreshold",
+    "SublinearThreshold",
 ]
 
 
@@ -221,6 +226,54 @@ class PowerThreshold(ThresholdSchedule):
         # cancellation when t is large.
         step = -(float(t) ** alpha) * math.expm1(alpha * math.log1p(-1.0 / t))
         return float(radius) ** 2 * (0.5 * (step - 1.0))
+
+
+class SublinearThreshold(ThresholdSchedule):
+    """A threshold that grows with time as ``t^(1 - c)``.
+
+    ``beta_t = (t - 1)^(1 - c)`` for the ``t``-th update: the number of
+    updates made before it, to the power ``1 - c``. Section 3 of the paper
+    trains the output units of a neural network with the loss
+    ``ReLU(beta_t - y o(x))`` and this threshold, after the analysis of
+    Algorithm 4, which predicts that a smaller ``c`` (a faster growth)
+    gives a smaller error. It is the ``beta="power"`` threshold of
+    :class:`~skperc.MarginMLPClassifier`; it does not follow the scale of
+    the data.
+
+    Parameters
+    ----------
+    c : float, default=0.5
+        The exponent, in the open interval (0, 1).
+
+    See Also
+    --------
+    PowerThreshold : The threshold of the infinity-perceptron.
+
+    References
+    ----------
+    .. [1] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
+       Perceptron's Compression", CiE 2020, Section 3.
+
+    Examples
+    --------
+    >>> from skperc.schedules import SublinearThreshold
+    >>> SublinearThreshold(c=0.5).threshold(t=1, radius=0.0)
+    0.0
+    >>> SublinearThreshold(c=0.5).threshold(t=101, radius=0.0)
+    10.0
+    """
+
+    radius_rule = "none"
+
+    _parameter_constraints: dict = {
+        "c": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+    def __init__(self, c=0.5):
+        self.c = c
+
+    def threshold(self, t, radius):
+        return float(t - 1) ** (1.0 - float(self.c))
 
 
 def _resolve_schedule(beta, alpha):

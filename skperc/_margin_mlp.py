@@ -1,0 +1,694 @@
+"""MarginMLPClassifier: a ReLU network trained with the margin loss."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network._stochastic_optimizers import (
+    AdamOptimizer,
+    SGDOptimizer,
+)
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from .schedules import ConstantThreshold, SublinearThreshold, ThresholdSchedule
+
+_VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
+_RADIUS_RULES = ("none", "max", "double")
+
+
+class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
+    """A ReLU network whose output units learn with the margin loss.
+
+    The network of Section 3 of "On the Perceptron's Compression": hidden
+    layers of rectified linear units ``G(x)`` and one linear output unit
+    ``o_k(x) = w_k . G(x) + b_k`` per class, trained one-vs-rest. Output
+    unit ``k`` has the loss ``ReLU(beta_t - y_k o_k(x))`` with ``y_k = +1``
+    on the examples of class ``k`` and ``-1`` on the others: it is zero
+    when the unit classifies ``x`` correctly with a margin of at least
+    ``beta_t``, and linear in ``G(x)`` otherwise. ``beta = 0`` makes every
+    output unit a perceptron, ``beta = 1`` gives the hinge loss, and
+    ``beta = "power"`` lets the threshold grow with the number of updates
+    as ``t^(1 - c)``. The network is trained by mini-batch gradient descent
+    with back-propagation.
+
+    Read more in the :ref:`User Guide <margin_mlp>`.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : array-like of shape (n_layers - 2,) or int, \
+            default=(300,)
+        The number of units of each hidden layer. The paper uses one hidden
+        layer of 800 or 300 units.
+
+    beta : float, "power" or ThresholdSchedule, default=1.0
+        The margin ``beta_t`` the loss asks of every output unit.
+
+        - a float ``>= 0``: a fixed margin; ``0`` is the perceptron's loss,
+          ``1`` the hinge loss.
+        - ``"power"``: ``beta_t = t^(1 - c)``, where ``t`` is the number of
+          updates (gradient steps) made so far.
+        - a :class:`~skperc.schedules.ThresholdSchedule`: any schedule of
+          :mod:`skperc.schedules`. It is asked for
+          ``threshold(t + 1, rho)`` before the ``(t + 1)``-th update, where
+          ``rho`` follows the norms ``||G(x)||`` of the last hidden layer
+          on the batches seen so far by the schedule's ``radius_rule``
+          (the largest, or the doubling rule of Algorithm 3; ``0`` for
+          ``"none"``): the output units are perceptrons on ``G(x)``.
+
+    c : float, default=0.5
+        The exponent of ``beta="power"``, in the open interval (0, 1); it is
+        not used by the other thresholds. A smaller ``c`` makes the margin
+        grow faster.
+
+    solver : {"adam", "sgd"}, default="adam"
+        The gradient descent method, with the meaning it has in
+        :class:`~sklearn.neural_network.MLPClassifier`: ``"adam"`` is Adam
+        with its default moment decay rates, ``"sgd"`` is stochastic
+        gradient descent with Nesterov's momentum.
+
+    learning_rate_init : float, default=0.001
+        The step size, constant throughout training.
+
+    momentum : float, default=0.9
+        The momentum of ``solver="sgd"``, in [0, 1]. ``0`` is plain
+        gradient descent, as in the paper.
+
+    batch_size : int, default=128
+        The number of examples of each mini-batch (of the whole training set
+        when it has fewer).
+
+    max_iter : int, default=200
+        The largest number of epochs (passes over the training data) of
+        :meth:`fit`. Reaching it before the stopping rule is met raises a
+        :class:`~sklearn.exceptions.ConvergenceWarning`.
+
+    shuffle : bool, default=True
+        Whether to shuffle the training data before each epoch.
+
+    random_state : int, RandomState instance or None, default=None
+        The seed of the initial weights, of the shuffling and of the
+        validation split. Pass an int for reproducible output across
+        multiple function calls.
+
+    tol : float, default=1e-4
+        Training stops when the training loss (or, with
+        ``early_stopping=True``, the validation accuracy) has not improved by
+        at least ``tol`` for ``n_iter_no_change`` consecutive epochs.
+
+    early_stopping : bool, default=False
+        Whether to set aside ``validation_fraction`` of the training data
+        (stratified), stop when its accuracy stops improving, and keep the
+        weights of the epoch with the best validation accuracy. Recommended
+        with a margin that grows (``beta="power"``): the training loss then
+        measures the network against a target that moves, and need not
+        decrease.
+
+    validation_fraction : float, default=0.1
+        The share of the training data set aside for early stopping, in the
+        open interval (0, 1). Used only when ``early_stopping=True``.
+
+    n_iter_no_change : int, default=10
+        The number of epochs without an improvement of at least ``tol``
+        after which training stops.
+
+    warm_start : bool, default=False
+        Whether :meth:`fit` continues from the weights of the previous call
+        (with a new optimizer state) instead of initializing new ones. The
+        classes and the number of features must not change.
+
+    verbose : int, default=0
+        Print the loss after each epoch when ``> 0``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coefs_ : list of ndarray
+        ``coefs_[i]`` is the weight matrix from layer ``i`` to layer
+        ``i + 1``, of the dtype of the training data.
+
+    intercepts_ : list of ndarray
+        ``intercepts_[i]`` is the intercept vector of layer ``i + 1``.
+
+    loss_ : float
+        The mean loss of the last epoch, with the margin of each update.
+
+    loss_curve_ : list of float
+        ``loss_`` after each epoch.
+
+    best_loss_ : float or None
+        The smallest ``loss_`` so far; ``None`` with ``early_stopping=True``.
+
+    validation_scores_ : list of float or None
+        The accuracy on the validation set after each epoch; ``None``
+        without early stopping.
+
+    best_validation_score_ : float or None
+        The best of ``validation_scores_``; ``None`` without early stopping.
+
+    n_iter_ : int
+        The number of epochs run by the last call to :meth:`fit` (1 after
+        :meth:`partial_fit`).
+
+    t_ : int
+        The number of training examples the solver has seen.
+
+    n_updates_ : int
+        The number of gradient steps made: the ``t`` of ``beta="power"``.
+
+    n_layers_ : int
+        The number of layers, input and output included.
+
+    n_outputs_ : int
+        The number of output units: 1 for a binary problem, else
+        ``n_classes``.
+
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during :meth:`fit`. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    sklearn.neural_network.MLPClassifier : The same network trained with the
+        cross-entropy loss.
+    MarginPerceptron : The margin perceptrons, whose thresholds the loss
+        takes over.
+    skperc.schedules : The thresholds, and the base class for new ones.
+
+    Notes
+    -----
+    The loss of a batch is the mean over its examples (weighted by
+    ``sample_weight``) of the sum over the output units of
+    ``ReLU(beta_t - y_k o_k(x))``. Its gradient with respect to ``o_k(x)``
+    is ``-y_k`` where ``y_k o_k(x) <= beta_t`` and ``0`` elsewhere (at the
+    kink the unit updates, as the perceptron does on a zero margin), and
+    back-propagation carries it through the ReLU layers. The weights are
+    drawn by He initialization, ``N(0, 2 / fan_in)``, and the intercepts
+    start at zero. float32 data is trained in float32: the weights, the
+    activations and the gradients keep the dtype of ``X``.
+
+    A binary problem has one output unit, positive for ``classes_[1]``;
+    :meth:`predict` then gives ``classes_[1]`` on a value ``>= 0``. With
+    more classes it gives the class of the largest output.
+
+    The solvers are scikit-learn's own, from the private module
+    ``sklearn.neural_network._stochastic_optimizers``.
+
+    References
+    ----------
+    .. [1] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
+       Perceptron's Compression", CiE 2020, Section 3.
+    .. [2] K. He, X. Zhang, S. Ren and J. Sun, "Delving deep into
+       rectifiers: surpassing human-level performance on ImageNet
+       classification", ICCV 2015.
+    .. [3] D. P. Kingma and J. Ba, "Adam: a method for stochastic
+       optimization", ICLR 2015.
+
+    Examples
+    --------
+    On the raw pixels of the digits, with a margin that grows as ``sqrt(t)``
+    and early stopping:
+
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn.model_selection import train_test_split
+    >>> from skperc import MarginMLPClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> clf = MarginMLPClassifier(beta="power", early_stopping=True, random_state=0)
+    >>> clf.fit(X_train, y_train).score(X_test, y_test) > 0.95
+    True
+    >>> clf.decision_function(X_test[:2]).shape
+    (2, 10)
+    """
+
+    _parameter_constraints: dict = {
+        "hidden_layer_sizes": [
+            "array-like",
+            Interval(Integral, 1, None, closed="left"),
+        ],
+        "beta": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"power"}),
+            ThresholdSchedule,
+        ],
+        "c": [Interval(Real, 0, 1, closed="neither")],
+        "solver": [StrOptions({"adam", "sgd"})],
+        "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
+        "momentum": [Interval(Real, 0, 1, closed="both")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [
+            Interval(Integral, 1, None, closed="left"),
+            Options(Real, {np.inf}),
+        ],
+        "warm_start": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        hidden_layer_sizes=(300,),
+        *,
+        beta=1.0,
+        c=0.5,
+        solver="adam",
+        learning_rate_init=0.001,
+        momentum=0.9,
+        batch_size=128,
+        max_iter=200,
+        shuffle=True,
+        random_state=None,
+        tol=1e-4,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.beta = beta
+        self.c = c
+        self.solver = solver
+        self.learning_rate_init = learning_rate_init
+        self.momentum = momentum
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Train for up to ``max_iter`` epochs, until the stopping rule.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. float32 data is trained in float32.
+
+        y : array-like of shape (n_samples,)
+            Target values.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples in the loss.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight, classes=None, incremental=False)
+
+    @available_if(lambda est: est._check_no_early_stopping())
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one epoch over a batch, continuing the same run.
+
+        The weights, the optimizer state and the update count ``t`` carry
+        over from call to call.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : array-like of shape (n_samples,)
+            Target values of the batch.
+
+        classes : array-like of shape (n_classes,), default=None
+            All the classes of the run. Required on the first call, and
+            then equal to it if given again.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples of the batch.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight, classes=classes, incremental=True)
+
+    def decision_function(self, X):
+        """The output units ``o_k(x) = w_k . G(x) + b_k``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For a binary problem, positive values favour ``classes_[1]``.
+        """
+        scores = self._outputs(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict a class for each sample: the largest output unit.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the binary output is ``>= 0``, else
+            ``classes_[0]``; with several classes, the class of the largest
+            output.
+        """
+        codes = _predicted_codes(self._outputs(X))
+        return self.classes_[codes]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _check_no_early_stopping(self):
+        if self.early_stopping:
+            raise AttributeError(
+                "partial_fit is not available with early_stopping=True: a "
+                "stream has no validation set to stop on."
+            )
+        return True
+
+    def _outputs(self, X):
+        """The output units on validated X, of shape (n_samples, n_outputs_)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_VALIDATION)
+        return self._forward(X)[-1]
+
+    def _schedule(self):
+        """The margin schedule selected by beta and c, checked."""
+        if isinstance(self.beta, ThresholdSchedule):
+            schedule = self.beta
+        elif self.beta == "power":
+            schedule = SublinearThreshold(self.c)
+        else:
+            schedule = ConstantThreshold(self.beta)
+        schedule._validate_params()
+        if schedule.radius_rule not in _RADIUS_RULES:
+            raise ValueError(
+                f"{type(schedule).__name__}.radius_rule must be one of "
+                f"{sorted(_RADIUS_RULES)}; got {schedule.radius_rule!r}."
+            )
+        return schedule
+
+    def _fit(self, X, y, sample_weight, classes, incremental):
+        hidden_layer_sizes = np.atleast_1d(self.hidden_layer_sizes)
+        if hidden_layer_sizes.ndim != 1 or not np.all(hidden_layer_sizes > 0):
+            raise ValueError(
+                "hidden_layer_sizes must be positive integers; got "
+                f"{self.hidden_layer_sizes!r}."
+            )
+        schedule = self._schedule()
+        continuing = hasattr(self, "coefs_") and (incremental or self.warm_start)
+        # A continued run keeps the features and classes it started with.
+        X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
+        check_classification_targets(y)
+        run_classes = self._run_classes(y, classes, continuing, incremental)
+        codes = np.searchsorted(run_classes, y)
+        weight = _check_sample_weight(
+            sample_weight, X, dtype=X.dtype, ensure_non_negative=True
+        )
+        if run_classes.shape[0] == 2:
+            targets = np.where(codes == 1, 1, -1)[:, None]
+        else:
+            targets = np.where(codes[:, None] == np.arange(len(run_classes)), 1, -1)
+        targets = targets.astype(X.dtype)
+
+        self._random_state = check_random_state(self.random_state)
+        if not continuing:
+            self.classes_ = run_classes
+            self._initialize(
+                [X.shape[1], *hidden_layer_sizes.tolist(), targets.shape[1]],
+                X.dtype,
+            )
+        if not incremental or not hasattr(self, "_optimizer"):
+            params = self.coefs_ + self.intercepts_
+            if self.solver == "adam":
+                self._optimizer = AdamOptimizer(params, self.learning_rate_init)
+            else:
+                self._optimizer = SGDOptimizer(
+                    params, self.learning_rate_init, momentum=self.momentum
+                )
+
+        if self.early_stopping:
+            X, X_val, targets, _, weight, weight_val, codes, codes_val = (
+                train_test_split(
+                    X,
+                    targets,
+                    weight,
+                    codes,
+                    random_state=self._random_state,
+                    test_size=self.validation_fraction,
+                    stratify=codes,
+                )
+            )
+            validation = (X_val, codes_val, weight_val)
+        else:
+            validation = None
+        self._run_epochs(X, targets, weight, schedule, validation, incremental)
+        if self.early_stopping:
+            self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
+        if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
+            raise ValueError(
+                "The weights overflowed to non-finite values. Scale the input "
+                "features (for example with StandardScaler) or lower "
+                "learning_rate_init."
+            )
+        return self
+
+    def _run_classes(self, y, classes, continuing, incremental):
+        """The classes of the run, checked against y and the earlier calls."""
+        if continuing:
+            run_classes = self.classes_
+            if incremental and classes is not None:
+                given = unique_labels(classes)
+                if not np.array_equal(given, run_classes):
+                    raise ValueError(
+                        f"classes={given.tolist()} is not the same as on the "
+                        f"first call to partial_fit, {run_classes.tolist()}."
+                    )
+            if not incremental and not np.array_equal(unique_labels(y), run_classes):
+                raise ValueError(
+                    "warm_start=True continues the previous run, which needs "
+                    f"the same classes {run_classes.tolist()}; got "
+                    f"{unique_labels(y).tolist()}."
+                )
+        elif incremental:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit."
+                )
+            run_classes = unique_labels(classes)
+        else:
+            run_classes = unique_labels(y)
+        unknown = np.setdiff1d(unique_labels(y), run_classes)
+        if unknown.size:
+            raise ValueError(
+                f"y holds labels {unknown.tolist()} that are not in classes "
+                f"{run_classes.tolist()}."
+            )
+        if run_classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes; "
+                f"got 1 class: {run_classes.tolist()}."
+            )
+        return run_classes
+
+    def _initialize(self, layer_units, dtype):
+        """He-initialized weights, zero intercepts and fresh counters."""
+        self.n_layers_ = len(layer_units)
+        self.n_outputs_ = layer_units[-1]
+        self.coefs_ = [
+            self._random_state.normal(
+                0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)
+            ).astype(dtype, copy=False)
+            for fan_in, fan_out in zip(layer_units[:-1], layer_units[1:], strict=True)
+        ]
+        self.intercepts_ = [
+            np.zeros(fan_out, dtype=dtype) for fan_out in layer_units[1:]
+        ]
+        self.n_iter_ = 0
+        self.t_ = 0
+        self.n_updates_ = 0
+        self._radius = 0.0
+        self.loss_curve_ = []
+        self._no_improvement_count = 0
+        if self.early_stopping:
+            self.validation_scores_ = []
+            self.best_validation_score_ = -np.inf
+            self.best_loss_ = None
+            self._best_coefs = [w.copy() for w in self.coefs_]
+            self._best_intercepts = [b.copy() for b in self.intercepts_]
+        else:
+            self.validation_scores_ = None
+            self.best_validation_score_ = None
+            self.best_loss_ = np.inf
+
+    def _forward(self, X):
+        """The activations of every layer: X, the hidden ReLUs, the outputs."""
+        activations = [X]
+        for i, (coef, intercept) in enumerate(
+            zip(self.coefs_, self.intercepts_, strict=True)
+        ):
+            z = safe_sparse_dot(activations[-1], coef, dense_output=True)
+            z += intercept
+            if i < len(self.coefs_) - 1:
+                np.maximum(z, 0, out=z)
+            activations.append(z)
+        return activations
+
+    def _run_epochs(self, X, targets, weight, schedule, validation, incremental):
+        n_samples = X.shape[0]
+        batch_size = min(self.batch_size, n_samples)
+        order = np.arange(n_samples)
+        total_weight = float(weight.sum())
+        self.n_iter_ = 0
+        for _ in range(self.max_iter):
+            if self.shuffle:
+                self._random_state.shuffle(order)
+            epoch_loss = 0.0
+            for start in range(0, n_samples, batch_size):
+                rows = order[start : start + batch_size]
+                epoch_loss += self._step(X[rows], targets[rows], weight[rows], schedule)
+            self.n_iter_ += 1
+            self.t_ += n_samples
+            self.loss_ = epoch_loss / total_weight if total_weight > 0 else 0.0
+            self.loss_curve_.append(self.loss_)
+            if self.verbose:
+                print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
+            self._update_no_improvement_count(validation)
+            if self._no_improvement_count > self.n_iter_no_change:
+                if self.verbose:
+                    measure = (
+                        "Validation score"
+                        if validation is not None
+                        else "Training loss"
+                    )
+                    print(
+                        f"{measure} did not improve more than tol={self.tol} for "
+                        f"{self.n_iter_no_change} consecutive epochs. Stopping."
+                    )
+                break
+            if incremental:
+                break
+            if self.n_iter_ == self.max_iter:
+                warnings.warn(
+                    f"{type(self).__name__} reached max_iter={self.max_iter} "
+                    "epochs and the optimization hasn't converged yet. Consider "
+                    "increasing max_iter.",
+                    ConvergenceWarning,
+                    # point at the caller of fit, past the _fit_context wrapper
+                    stacklevel=5,
+                )
+
+    def _step(self, X, targets, weight, schedule):
+        """One gradient step on a batch; returns the batch's weighted loss sum."""
+        activations = self._forward(X)
+        if schedule.radius_rule != "none":
+            self._radius = _follow_radius(
+                self._radius,
+                np.linalg.norm(activations[-2], axis=1),
+                schedule.radius_rule,
+            )
+        beta = schedule.threshold(self.n_updates_ + 1, self._radius)
+        margins = targets * activations[-1]
+        losses = np.maximum(beta - margins, 0).sum(axis=1)
+        batch_weight = weight.sum()
+        scale = weight / batch_weight if batch_weight > 0 else weight
+        # d loss / d o_k = -y_k where the margin is at most beta_t
+        delta = np.where(margins <= beta, -targets, 0) * scale[:, None]
+
+        coef_grads = [None] * len(self.coefs_)
+        intercept_grads = [None] * len(self.coefs_)
+        for layer in range(len(self.coefs_) - 1, -1, -1):
+            coef_grads[layer] = safe_sparse_dot(
+                activations[layer].T, delta, dense_output=True
+            )
+            intercept_grads[layer] = delta.sum(axis=0)
+            if layer > 0:
+                delta = delta @ self.coefs_[layer].T
+                delta *= activations[layer] > 0
+        self._optimizer.update_params(
+            self.coefs_ + self.intercepts_, coef_grads + intercept_grads
+        )
+        self.n_updates_ += 1
+        return float(losses @ weight)
+
+    def _update_no_improvement_count(self, validation):
+        if validation is None:
+            if self.loss_curve_[-1] > self.best_loss_ - self.tol:
+                self._no_improvement_count += 1
+            else:
+                self._no_improvement_count = 0
+            self.best_loss_ = min(self.best_loss_, self.loss_curve_[-1])
+            return
+        X_val, codes_val, weight_val = validation
+        score = self._accuracy(X_val, codes_val, weight_val)
+        self.validation_scores_.append(score)
+        if self.verbose:
+            print(f"Validation score: {score:f}")
+        if score < self.best_validation_score_ + self.tol:
+            self._no_improvement_count += 1
+        else:
+            self._no_improvement_count = 0
+        if score > self.best_validation_score_:
+            self.best_validation_score_ = score
+            self._best_coefs = [w.copy() for w in self.coefs_]
+            self._best_intercepts = [b.copy() for b in self.intercepts_]
+
+    def _accuracy(self, X, codes, weight):
+        """Weighted accuracy on validated data, given as class indices."""
+        predicted = _predicted_codes(self._forward(X)[-1])
+        return float(np.average(predicted == codes, weights=weight))
+
+
+def _predicted_codes(scores):
+    """The index in classes_ of each prediction from the output units."""
+    if scores.shape[1] == 1:
+        return (scores[:, 0] >= 0).astype(np.intp)
+    return scores.argmax(axis=1)
+
+
+def _follow_radius(radius, norms, rule):
+    """The running radius after a batch with these norms, in order."""
+    if rule == "max":
+        return max(radius, float(norms.max()))
+    # Algorithm 3: an example longer than the radius doubles it to twice its
+    # norm; the examples after it are measured against the new radius.
+    for norm in norms[norms > radius]:
+        if norm > radius:
+            radius = 2.0 * float(norm)
+    return radius

@@ -1,0 +1,299 @@
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference_mlp import he_init, reference_fit
+from sklearn.datasets import load_digits, make_blobs
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network._stochastic_optimizers import (
+    AdamOptimizer,
+    SGDOptimizer,
+)
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skperc import MarginMLPClassifier
+from skperc.schedules import ScaleThreshold, SublinearThreshold, ThresholdSchedule
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(n_samples=90, centers=3, n_features=5, random_state=0)
+    return X, y
+
+
+def plain_gd(**params):
+    """The estimator as plain gradient descent over batches in order."""
+    return MarginMLPClassifier(
+        solver="sgd", momentum=0.0, shuffle=False, random_state=0, **params
+    )
+
+
+@pytest.mark.parametrize(
+    "beta, reference_beta",
+    [(0.0, 0.0), (1.0, 1.0), ("power", "power"), (ScaleThreshold(), "scale")],
+)
+@pytest.mark.parametrize("hidden", [(7,), (6, 4)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_matches_the_reference_network(blobs, beta, reference_beta, hidden, weighted):
+    X, y = blobs
+    weight = np.random.RandomState(1).uniform(0, 2, len(y)) if weighted else None
+    clf = plain_gd(
+        hidden_layer_sizes=hidden,
+        beta=beta,
+        c=0.3,
+        learning_rate_init=0.05,
+        batch_size=32,
+        max_iter=4,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y, sample_weight=weight)
+
+    Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
+    coefs, intercepts = he_init([5, *hidden, 3], seed=0)
+    curve, steps = reference_fit(
+        X,
+        Y,
+        np.ones(len(y)) if weight is None else weight,
+        coefs,
+        intercepts,
+        beta=reference_beta,
+        c=0.3,
+        learning_rate=0.05,
+        batch_size=32,
+        epochs=4,
+    )
+    assert clf.n_updates_ == steps == 4 * 3
+    assert clf.t_ == 4 * 90
+    for ours, theirs in zip(
+        clf.coefs_ + clf.intercepts_, coefs + intercepts, strict=True
+    ):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(clf.loss_curve_, curve, rtol=1e-10)
+    # the reference moved: the comparison could have failed
+    assert not np.allclose(coefs[0], he_init([5, *hidden, 3], seed=0)[0][0])
+
+
+def test_the_output_units_make_beta_perceptron_updates(blobs):
+    """Section 3: gradient descent on ReLU(beta - y w.G(x)), one example at
+    a time, moves each output unit as the beta-perceptron does on G(x): by
+    eta y G(x) where y w.G(x) <= beta, not at all elsewhere."""
+    X, y = blobs
+    eta, beta = 0.1, 1.0
+    clf = plain_gd(
+        hidden_layer_sizes=(8,), beta=beta, batch_size=1, learning_rate_init=eta
+    )
+    clf.partial_fit(X[:30], y[:30], classes=[0, 1, 2])
+    moved = []
+    for x, label in zip(X[30:], y[30:], strict=True):
+        W, b = clf.coefs_[-1].copy(), clf.intercepts_[-1].copy()
+        hidden = np.maximum(x @ clf.coefs_[0] + clf.intercepts_[0], 0)
+        signs = np.where(np.arange(3) == label, 1.0, -1.0)
+        update = np.where(signs * (hidden @ W + b) <= beta, signs, 0.0)
+        clf.partial_fit(x[None], [label])
+        np.testing.assert_allclose(clf.coefs_[-1], W + eta * np.outer(hidden, update))
+        np.testing.assert_allclose(clf.intercepts_[-1], b + eta * update)
+        moved.extend(update != 0)
+    # both cases were met
+    assert 0 < np.mean(moved) < 1
+
+
+def test_the_power_margin_grows_as_t_to_the_one_minus_c(blobs):
+    X, y = blobs
+
+    class Recorder(ThresholdSchedule):
+        radius_rule = "none"
+        calls = []
+
+        def threshold(self, t, radius):
+            self.calls.append(t)
+            return 0.0
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain_gd(beta=Recorder(), batch_size=10, max_iter=2).fit(X, y)
+    # the (t + 1)-th step asks for the threshold of update t + 1
+    assert Recorder.calls == list(range(1, 19))
+
+    schedule = SublinearThreshold(c=0.25)
+    assert [schedule.threshold(t + 1, 0.0) for t in (0, 1, 16)] == [0.0, 1.0, 8.0]
+
+
+def test_float32_is_trained_in_float32(blobs):
+    X, y = blobs
+    clf32 = MarginMLPClassifier((8,), max_iter=5, random_state=0)
+    clf64 = MarginMLPClassifier((8,), max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf32.fit(X.astype(np.float32), y)
+        clf64.fit(X, y)
+    for w in clf32.coefs_ + clf32.intercepts_:
+        assert w.dtype == np.float32
+    for w in clf64.coefs_ + clf64.intercepts_:
+        assert w.dtype == np.float64
+    assert clf32.decision_function(X.astype(np.float32)).dtype == np.float32
+    for w32, w64 in zip(clf32.coefs_, clf64.coefs_, strict=True):
+        np.testing.assert_allclose(w32, w64, rtol=1e-3, atol=1e-4)
+
+
+def test_sparse_input_gives_the_dense_model(blobs):
+    X, y = blobs
+    X = np.where(X > 0, X, 0.0)
+    dense = plain_gd(hidden_layer_sizes=(6,), max_iter=3, batch_size=16)
+    sparse = plain_gd(hidden_layer_sizes=(6,), max_iter=3, batch_size=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense.fit(X, y)
+        sparse.fit(sp.csr_matrix(X), y)
+    for a, b in zip(dense.coefs_, sparse.coefs_, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_binary_problems_have_one_output_unit():
+    X, y = make_blobs(n_samples=60, centers=[[-3, 0], [3, 0]], random_state=0)
+    labels = np.array(["no", "yes"])[y]
+    clf = MarginMLPClassifier((8,), learning_rate_init=0.01, random_state=0)
+    clf.fit(X, labels)
+    assert clf.n_outputs_ == 1 and clf.coefs_[-1].shape == (8, 1)
+    scores = clf.decision_function(X)
+    assert scores.shape == (60,)
+    np.testing.assert_array_equal(clf.predict(X), np.where(scores >= 0, "yes", "no"))
+    assert clf.score(X, labels) == 1.0
+
+
+def test_partial_fit_on_chunks_is_one_epoch_of_fit(blobs):
+    X, y = blobs
+    whole = plain_gd(hidden_layer_sizes=(6,), batch_size=15, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        whole.fit(X, y)
+    stream = plain_gd(hidden_layer_sizes=(6,), batch_size=15)
+    for start in range(0, 90, 30):
+        stream.partial_fit(
+            X[start : start + 30], y[start : start + 30], classes=[0, 1, 2]
+        )
+    assert stream.n_updates_ == whole.n_updates_ == 6
+    for a, b in zip(whole.coefs_, stream.coefs_, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_partial_fit_checks_its_classes(blobs):
+    X, y = blobs
+    clf = MarginMLPClassifier((4,))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, y)
+    with pytest.raises(ValueError, match=r"labels \[2\] that are not in classes"):
+        clf.partial_fit(X, y, classes=[0, 1])
+    clf.partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="not the same as on the first call"):
+        clf.partial_fit(X, y, classes=[0, 1, 2, 3])
+    with pytest.raises(AttributeError, match="has no attribute 'partial_fit'") as info:
+        MarginMLPClassifier(early_stopping=True).partial_fit(X, y, classes=[0, 1, 2])
+    assert "not available with early_stopping=True" in str(info.value.__cause__)
+
+
+def test_convergence_warning_and_stopping_rule(blobs):
+    X, y = blobs
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        MarginMLPClassifier((4,), max_iter=3, random_state=0).fit(X, y)
+    clf = MarginMLPClassifier(
+        (8,), learning_rate_init=0.01, n_iter_no_change=5, max_iter=1000, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf.fit(X, y)
+    assert clf.n_iter_ < 1000 and len(clf.loss_curve_) == clf.n_iter_
+    # stopped after n_iter_no_change + 1 epochs without an improvement of tol
+    best = np.minimum.accumulate(clf.loss_curve_)
+    last_gain = np.flatnonzero(np.array(clf.loss_curve_[1:]) < best[:-1] - clf.tol)
+    assert clf.n_iter_ - (last_gain[-1] + 2) == clf.n_iter_no_change + 1
+    assert clf.best_loss_ == min(clf.loss_curve_)
+
+
+def test_early_stopping_keeps_the_best_epoch():
+    X, y = load_digits(return_X_y=True)
+    clf = MarginMLPClassifier(
+        (32,),
+        beta="power",
+        early_stopping=True,
+        n_iter_no_change=3,
+        max_iter=200,
+        random_state=0,
+    ).fit(X, y)
+    assert clf.n_iter_ < 200 and len(clf.validation_scores_) == clf.n_iter_
+    assert clf.best_validation_score_ == max(clf.validation_scores_)
+    assert clf.best_loss_ is None
+    # the kept weights are those of the best epoch, not of the last
+    best_epoch = clf.validation_scores_.index(clf.best_validation_score_) + 1
+    again = MarginMLPClassifier(
+        (32,),
+        beta="power",
+        early_stopping=True,
+        n_iter_no_change=200,
+        max_iter=best_epoch,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        again.fit(X, y)
+    for a, b in zip(clf.coefs_, again.coefs_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_warm_start_continues_the_run(blobs):
+    X, y = blobs
+    clf = MarginMLPClassifier((6,), max_iter=2, warm_start=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+        first = [w.copy() for w in clf.coefs_]
+        clf.fit(X, y)
+    assert len(clf.loss_curve_) == 4 and clf.n_iter_ == 2 and clf.n_updates_ == 4
+    assert not np.allclose(first[0], clf.coefs_[0])
+    with pytest.raises(ValueError, match="same classes"):
+        clf.fit(X[y < 2], y[y < 2])
+    with pytest.raises(ValueError, match="5 features"):
+        clf.fit(X[:, :3], y)
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        (dict(beta=-1.0), InvalidParameterError, "beta"),
+        (dict(beta="scale"), InvalidParameterError, "beta"),
+        (dict(beta="power", c=1.0), InvalidParameterError, "'c'"),
+        (dict(hidden_layer_sizes=(4, 0)), ValueError, "positive integers"),
+        (dict(solver="lbfgs"), InvalidParameterError, "solver"),
+    ],
+)
+def test_bad_parameters_are_refused(blobs, params, error, match):
+    with pytest.raises(error, match=match):
+        MarginMLPClassifier(**params).fit(*blobs)
+
+
+def test_bad_input_is_refused(blobs):
+    X, y = blobs
+
+    class Sideways(ThresholdSchedule):
+        radius_rule = "sideways"
+
+    with pytest.raises(ValueError, match="radius_rule must be one of"):
+        MarginMLPClassifier(beta=Sideways()).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        MarginMLPClassifier().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="NaN"):
+        MarginMLPClassifier().fit(np.where(X > 5, np.nan, X), y)
+
+
+def test_scikit_learn_optimizers_update_in_place():
+    """The solvers are private scikit-learn API: guard what is used of them."""
+    for optimizer in (AdamOptimizer, SGDOptimizer):
+        params = [np.ones(3, dtype=np.float32), np.zeros(2, dtype=np.float32)]
+        kept = list(params)
+        optimizer(params, 0.1).update_params(
+            params, [np.ones(3, np.float32), -np.ones(2, np.float32)]
+        )
+        assert all(p is k for p, k in zip(params, kept, strict=True))
+        assert (params[0] < 1).all() and (params[1] > 0).all()
+        assert params[0].dtype == np.float32
