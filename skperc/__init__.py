@@ -2,6 +2,7 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._kernel_perceptron import KernelPerceptron
 from ._margin_perceptron import MarginPerceptron
 
 try:
@@ -9,4 +10,4 @@ try:
 except PackageNotFoundError:  # imported from a source tree, not installed
     __version__ = "0+unknown"
 
-__all__ = ["MarginPerceptron", "__version__"]
+__all__ = ["KernelPerceptron", "MarginPerceptron", "__version__"]
