@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._chunking import get_chunk_n_rows
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -18,7 +19,7 @@ from sklearn.utils.validation import (
 )
 
 from ._classes import check_class_count, partial_fit_codes, warn_not_converged
-from ._kernel_perceptron_fast import run_epochs
+from ._kernel_perceptron_fast import kernel_diagonal, run_epochs
 from .kernels import inverse_dot_kernel
 from .schedules import ThresholdSchedule, _compiled_threshold
 
@@ -33,6 +34,12 @@ _COMPILED_KERNELS = {
     "precomputed": 5,
 }
 _PYTHON_KERNEL = 0
+
+
+def _kernel_is_not_precomputed(estimator):
+    # The kernel between a batch and the support vectors of earlier batches
+    # is not part of a Gram matrix of the batch.
+    return estimator.kernel != "precomputed"
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -345,13 +352,15 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             warn_not_converged(self)
         return self
 
+    @available_if(_kernel_is_not_precomputed)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over a batch, continuing the same run.
 
-        The support vectors, their coefficients, the update counts and the
-        radius carry over from call to call: calls on consecutive chunks of
-        the data make the same function as :meth:`fit` with ``max_iter=1``
+        Not available with ``kernel="precomputed"``. The support vectors,
+        their coefficients, the update counts and the radius carry over
+        from call to call: calls on consecutive chunks of the data make
+        the same function as :meth:`fit` with ``max_iter=1``
         and ``shuffle=False`` on the whole, to rounding.
 
         Parameters
@@ -374,12 +383,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        if self.kernel == "precomputed":
-            raise ValueError(
-                "partial_fit does not support kernel='precomputed': the kernel "
-                "between a batch and the support vectors of earlier batches "
-                "is not part of a Gram matrix of the batch."
-            )
         rule = _compiled_threshold(self.beta, self.alpha)
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **self._validation())
@@ -448,6 +451,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         precomputed = self.kernel == "precomputed"
         return dict(
             accept_sparse=False if precomputed else "csr",
+            accept_large_sparse=False,
             dtype=np.float64,
             order="C",
         )
@@ -480,9 +484,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         return scores
 
     def _kernel_diagonal(self, X):
-        """k(x, x) of each row of X."""
-        if self.kernel == "precomputed":
-            return np.ascontiguousarray(X.diagonal(), dtype=np.float64)
+        """k(x, x) of each row of X, by pairwise_kernels or inverse_dot."""
         diagonal = np.empty(X.shape[0])
         # The diagonal of the kernel matrix of each block of rows; a
         # callable is called once per pair, so its blocks are single rows.
@@ -536,8 +538,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             )
             f[:, n_old:] = products[:, :n_problems].T
             g[:, n_old:] = products[:, n_problems:].T
-        diag = np.zeros(n_points)
-        diag[n_old:] = self._kernel_diagonal(X)
         queue = np.zeros(n_points, dtype=np.int64)
         queue[:n_old] = np.arange(n_old)
         in_support = np.zeros(n_points, dtype=np.uint8)
@@ -549,9 +549,15 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         kind = _COMPILED_KERNELS.get(self.kernel, _PYTHON_KERNEL)
         if sp.issparse(points) or not isinstance(self.kernel, str):
             kind = _PYTHON_KERNEL
-        rows = points if kind != _PYTHON_KERNEL else np.empty((0, 0))
-        rbf = kind == _COMPILED_KERNELS["rbf"]
-        sq_norms = row_norms(rows, squared=True) if rbf else np.empty(0)
+        if kind == _PYTHON_KERNEL:
+            rows, sq_norms = np.empty((0, 0)), np.empty(0)
+            diag = np.zeros(n_points)
+            diag[n_old:] = self._kernel_diagonal(X)
+        else:
+            rows, sq_norms = points, row_norms(points, squared=True)
+            diag = kernel_diagonal(
+                rows, sq_norms, kind, self._gamma(), self.coef0, self.degree
+            )
 
         def compute_column(j, slot):
             columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
@@ -563,8 +569,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             sq_norms,
             kind,
             self._gamma(),
-            float(self.coef0),
-            float(self.degree),
+            self.coef0,
+            self.degree,
             compute_column,
             columns,
             diag,

@@ -443,3 +443,30 @@ def kernel_column(
     with nogil:
         _compute_column(&kernel, j, 0, &out[0], rows.shape[0])
     return out.base
+
+
+def kernel_diagonal(
+    const double[:, ::1] rows,
+    const double[::1] sq_norms,
+    int kernel_kind,
+    double gamma,
+    double coef0,
+    double degree,
+):
+    """``k(x_r, x_r)`` of the rows of a compiled kernel, from the squared
+    norms (the diagonal of the Gram matrix for KERNEL_PRECOMPUTED)."""
+    cdef Py_ssize_t r, n = rows.shape[0]
+    cdef double[::1] out = np.empty(n)
+    with nogil:
+        for r in range(n):
+            if kernel_kind == KERNEL_PRECOMPUTED:
+                out[r] = rows[r, r]
+            elif kernel_kind == KERNEL_LINEAR:
+                out[r] = sq_norms[r]
+            elif kernel_kind == KERNEL_POLY:
+                out[r] = pow(gamma * sq_norms[r] + coef0, degree)
+            elif kernel_kind == KERNEL_RBF:
+                out[r] = 1.0
+            else:
+                out[r] = tanh(gamma * sq_norms[r] + coef0)
+    return out.base
