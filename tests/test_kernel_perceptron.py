@@ -144,6 +144,19 @@ def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
     assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
 
 
+def test_compiled_rbf_exponential_within_an_ulp():
+    """The compiled RBF column computes exp itself, within 1 ulp of np.exp
+    over the whole range of arguments; below exp(-707) it gives 0."""
+    t = np.concatenate([np.linspace(0, 750, 200_001), [1e-300, 1e-12, 0.5]])
+    X = np.sqrt(t)[:, None]
+    column = kernel_column(X, t, _COMPILED_KERNELS["rbf"], 1.0, 0.0, 0.0, 0)
+    expected = np.exp(-t)
+    normal = t <= 707
+    assert_allclose(column[normal], expected[normal], rtol=2.3e-16, atol=0)
+    assert (column[~normal] == 0).all() and (expected[~normal] < 1e-307).all()
+    assert column[0] == 1.0
+
+
 def test_precomputed_is_the_kernel():
     X, y = noisy_sample(n_samples=80, random_state=4)
     X_test = np.random.RandomState(5).randn(20, 3)
