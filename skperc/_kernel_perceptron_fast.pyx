@@ -22,7 +22,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 import numpy as np
 
-from ._shuffle cimport shuffle
+from ._shuffle cimport shuffle_order
 from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
 
 cdef extern from *:
@@ -333,7 +333,7 @@ cdef Py_ssize_t _run_epochs(
         if n_active == 0:
             break
         if shuffle_visits:
-            shuffle(visit, n_visit, &rng)
+            shuffle_order(visit, n_visit, &rng)
         radius_changed = False
 
         for ii in range(n_visit):

@@ -14,8 +14,8 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 
-cdef inline void shuffle(Py_ssize_t* order, Py_ssize_t n,
-                         uint64_t* state) noexcept nogil:
+cdef inline void shuffle_order(Py_ssize_t* order, Py_ssize_t n,
+                               uint64_t* state) noexcept nogil:
     """Fisher-Yates shuffle of order in place."""
     cdef Py_ssize_t i, j, tmp
     for i in range(n - 1, 0, -1):
