@@ -459,7 +459,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     def _gamma(self):
         return 1.0 / self.n_features_in_ if self.gamma is None else float(self.gamma)
 
-    def _kernel(self, X, Y):
+    def _kernel(self, X, Y, n_jobs=None):
         """The kernel matrix k(X, Y), by pairwise_kernels or inverse_dot."""
         gamma = self._gamma()
         if self.kernel == "inverse_dot":
@@ -469,7 +469,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         else:
             params = {"gamma": gamma, "degree": self.degree, "coef0": self.coef0}
         return pairwise_kernels(
-            X, Y, metric=self.kernel, filter_params=True, n_jobs=self.n_jobs, **params
+            X, Y, metric=self.kernel, filter_params=True, n_jobs=n_jobs, **params
         )
 
     def _kernel_products(self, X, Y, coef):
@@ -480,7 +480,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             return scores
         batch_size = get_chunk_n_rows(row_bytes=8 * Y.shape[0])
         for batch in gen_batches(X.shape[0], batch_size):
-            scores[batch] = self._kernel(X[batch], Y) @ coef.T
+            scores[batch] = self._kernel(X[batch], Y, self.n_jobs) @ coef.T
         return scores
 
     def _kernel_diagonal(self, X):
@@ -554,7 +554,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             diag = np.zeros(n_points)
             diag[n_old:] = self._kernel_diagonal(X)
         else:
-            rows, sq_norms = points, row_norms(points, squared=True)
+            rows = points
+            # The Gram matrix holds its diagonal; the others need the norms.
+            precomputed = kind == _COMPILED_KERNELS["precomputed"]
+            sq_norms = np.empty(0) if precomputed else row_norms(rows, squared=True)
             diag = kernel_diagonal(
                 rows, sq_norms, kind, self._gamma(), self.coef0, self.degree
             )
