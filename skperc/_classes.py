@@ -58,3 +58,11 @@ def warn_not_converged(estimator):
         # point at the caller of fit, past fit and its _fit_context wrapper
         stacklevel=4,
     )
+
+
+def classes_from_scores(classes, scores):
+    """The predicted classes: ``classes[1]`` where a binary decision value is
+    ``>= 0`` (``sign(0) = +1``), else the class of the largest value."""
+    if scores.ndim == 1:
+        return classes[(scores >= 0).astype(np.intp)]
+    return classes[scores.argmax(axis=1)]

@@ -18,7 +18,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._classes import check_class_count, partial_fit_codes, warn_not_converged
+from ._classes import (
+    check_class_count,
+    classes_from_scores,
+    partial_fit_codes,
+    warn_not_converged,
+)
 from ._kernel_perceptron_fast import kernel_diagonal, run_epochs
 from .kernels import inverse_dot_kernel
 from .schedules import ThresholdSchedule, _compiled_threshold
@@ -438,10 +443,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             else ``classes_[0]``; with several classes, the class of the
             largest decision value.
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return classes_from_scores(self.classes_, self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

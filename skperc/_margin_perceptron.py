@@ -16,7 +16,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._classes import check_class_count, partial_fit_codes, warn_not_converged
+from ._classes import (
+    check_class_count,
+    classes_from_scores,
+    partial_fit_codes,
+    warn_not_converged,
+)
 from ._margin_perceptron_fast import run_epochs, smallest_margins
 from .schedules import ThresholdSchedule, _compiled_threshold
 
@@ -411,10 +416,7 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             else ``classes_[0]``; with several classes, the class of the
             largest decision value.
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return classes_from_scores(self.classes_, self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
