@@ -443,7 +443,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             else ``classes_[0]``; with several classes, the class of the
             largest decision value.
         """
-        return classes_from_scores(self.classes_, self.decision_function(X))
+        # decision_function first: it raises NotFittedError before fit
+        scores = self.decision_function(X)
+        return classes_from_scores(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
