@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from ._halving import HalvingClassifier
+from ._kernel_perceptron import KernelPerceptron
 from ._linear_program import LinearProgramClassifier
 from ._margin_mlp import MarginMLPClassifier
 from ._margin_perceptron import MarginPerceptron
@@ -14,6 +15,7 @@ except PackageNotFoundError:  # imported from a source tree, not installed
 
 __all__ = [
     "HalvingClassifier",
+    "KernelPerceptron",
     "LinearProgramClassifier",
     "MarginMLPClassifier",
     "MarginPerceptron",

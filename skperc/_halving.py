@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._classes import check_class_count, partial_fit_codes
 from ._halving_fast import run_stumps, stump_member, stump_votes
-from ._margin_perceptron import _check_class_count, _stream_classes
 from .concepts import (
     ConceptClass,
     Conjunctions,
@@ -236,7 +236,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=True, **_VALIDATION)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
-        _check_class_count(self, classes)
+        check_class_count(self, classes)
         self._start_run(X, classes)
         return self._learn(X, codes)
 
@@ -265,7 +265,8 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         """
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
-        run_classes, codes = _stream_classes(self, y, classes, first_call)
+        check_classification_targets(y)
+        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         if first_call:
             self._start_run(X, run_classes)
         return self._learn(X, codes)

@@ -17,7 +17,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._margin_perceptron import _check_class_count
+from ._classes import check_class_count
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 
@@ -185,7 +185,7 @@ class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
         self.classes_ = np.unique(y)
-        _check_class_count(self, self.classes_)
+        check_class_count(self, self.classes_)
         kept = sample_weight > 0
         X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
         targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_

@@ -1,36 +1,31 @@
 """MarginPerceptron: Rosenblatt's perceptron and its margin variants."""
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
-from ._margin_perceptron_fast import run_epochs, smallest_margins
-from .schedules import (
-    ConstantThreshold,
-    PowerThreshold,
-    ScaleThreshold,
-    ThresholdSchedule,
-    _resolve_schedule,
+from ._classes import (
+    check_class_count,
+    classes_from_scores,
+    partial_fit_codes,
+    warn_not_converged,
 )
+from ._margin_perceptron_fast import run_epochs, smallest_margins
+from .schedules import ThresholdSchedule, _compiled_threshold
 
 # The codes of _margin_perceptron_fast.pyx.
-_COMPILED_KINDS = {ConstantThreshold: 0, ScaleThreshold: 1, PowerThreshold: 2}
-_PYTHON_KIND = 3
-_RADIUS_RULES = {"none": 0, "max": 1, "double": 2}
 _NO_LIFT, _FIXED_LIFT, _AUTO_LIFT = 0, 1, 2
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
@@ -320,7 +315,7 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        schedule = self._schedule()
+        threshold = _compiled_threshold(self.beta, self.alpha)
         warm = self.warm_start and hasattr(self, "coef_")
         # A warm start keeps the features of the run it continues.
         X, y = validate_data(self, X, y, reset=not warm, **_VALIDATION)
@@ -331,21 +326,15 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
                 "warm_start=True continues the previous run, which needs the "
                 f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
             )
-        _check_class_count(self, classes)
+        check_class_count(self, classes)
         weight = self._example_weights(X, y, codes, classes, sample_weight)
         if not warm:
             self._start_run(classes, X.shape[1])
-        self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
+        self._train(
+            X, codes, weight, threshold, self.max_iter, stop_when_separated=True
+        )
         if not self.converged_:
-            warnings.warn(
-                f"{type(self).__name__} reached max_iter={self.max_iter} epochs "
-                "with updates in the last one: the training data may not be "
-                "separable with the margin the threshold asks for. Consider "
-                "increasing max_iter.",
-                ConvergenceWarning,
-                # point at the caller of fit, past the _fit_context wrapper
-                stacklevel=3,
-            )
+            warn_not_converged(self)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -383,14 +372,15 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
                 "class frequencies of a stream are not known in advance. Pass "
                 "weights computed with sklearn.utils.compute_class_weight."
             )
-        schedule = self._schedule()
+        threshold = _compiled_threshold(self.beta, self.alpha)
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
-        run_classes, codes = _stream_classes(self, y, classes, first_call)
+        check_classification_targets(y)
+        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         weight = self._example_weights(X, y, codes, run_classes, sample_weight)
         if first_call:
             self._start_run(run_classes, X.shape[1])
-        return self._train(X, codes, weight, schedule, 1, stop_when_separated=False)
+        return self._train(X, codes, weight, threshold, 1, stop_when_separated=False)
 
     def decision_function(self, X):
         """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
@@ -426,26 +416,14 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             else ``classes_[0]``; with several classes, the class of the
             largest decision value.
         """
+        # decision_function first: it raises NotFittedError before fit
         scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return classes_from_scores(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-    def _schedule(self):
-        """The schedule selected by beta and alpha, checked."""
-        schedule = _resolve_schedule(self.beta, self.alpha)
-        schedule._validate_params()
-        if schedule.radius_rule not in _RADIUS_RULES:
-            raise ValueError(
-                f"{type(schedule).__name__}.radius_rule must be one of "
-                f"{sorted(_RADIUS_RULES)}; got {schedule.radius_rule!r}."
-            )
-        return schedule
 
     def _start_run(self, classes, n_features):
         """Zero weights and counters for a new run."""
@@ -484,17 +462,14 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             weight = class_weight[codes] * weight
         return weight
 
-    def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
-        """Run the compiled loop; codes are the indices of y in classes_."""
+    def _train(self, X, codes, weight, threshold, max_iter, stop_when_separated):
+        """Run the compiled loop; codes are the indices of y in classes_, and
+        threshold the keyword arguments of _compiled_threshold."""
         codes = codes.astype(np.int32, copy=False)
         data, indices, indptr = _rows(X)
 
         rule = dict(
-            kind=_COMPILED_KINDS.get(type(schedule), _PYTHON_KIND),
-            beta=float(getattr(schedule, "beta", 0.0)),
-            alpha=float(getattr(schedule, "alpha", 0.0)),
-            schedule=schedule,
-            radius_rule=_RADIUS_RULES[schedule.radius_rule],
+            **threshold,
             eta0=float(self.eta0),
             # the compiled loop reads lift_value with a fixed lift only
             lift_mode=self._lift_mode(),
@@ -585,44 +560,6 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
             )
         self.coef_ = coef
         self.intercept_ = lift_coef * self._lift_value()
-
-
-def _check_class_count(estimator, classes):
-    if len(classes) < 2:
-        raise ValueError(
-            f"{type(estimator).__name__} needs samples of at least 2 classes; "
-            f"got 1 class: {classes.tolist()}."
-        )
-
-
-def _stream_classes(estimator, y, classes, first_call):
-    """The classes of a partial_fit run and the index of each label of y in
-    them, checked against the classes given on the first call."""
-    check_classification_targets(y)
-    if first_call:
-        if classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
-        run_classes = unique_labels(classes)
-        _check_class_count(estimator, run_classes)
-    else:
-        run_classes = estimator.classes_
-        if classes is not None and not np.array_equal(
-            unique_labels(classes), run_classes
-        ):
-            raise ValueError(
-                f"classes={unique_labels(classes).tolist()} is not the same "
-                f"as on the first call to partial_fit, {run_classes.tolist()}."
-            )
-    codes = np.searchsorted(run_classes, y)
-    known = codes < len(run_classes)
-    known[known] = run_classes[codes[known]] == y[known]
-    if not known.all():
-        raise ValueError(
-            f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-            f"classes {run_classes.tolist()}, given on the first call to "
-            "partial_fit."
-        )
-    return run_classes, codes
 
 
 def _geometric_margins(rows, codes, first_class, weight, coef, intercept):

@@ -12,10 +12,13 @@ inside a block gives the same bits too.
 """
 
 from cpython.ref cimport PyObject
-from libc.math cimport expm1, isfinite, log1p, pow, sqrt
+from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 import numpy as np
+
+from ._shuffle cimport shuffle_order
+from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
 
 cdef extern from *:
     """
@@ -81,19 +84,6 @@ ctypedef fused index_t:
     int32_t
     int64_t
 
-# Threshold kinds; the numbers are mirrored in _margin_perceptron.py.
-cdef enum:
-    CONSTANT = 0
-    SCALE = 1
-    POWER = 2
-    PYTHON = 3
-
-# How the radius rho of the schedule follows the data.
-cdef enum:
-    RADIUS_NONE = 0
-    RADIUS_MAX = 1
-    RADIUS_DOUBLE = 2
-
 # The lifted coordinate s of the intercept.
 cdef enum:
     NO_LIFT = 0
@@ -102,11 +92,7 @@ cdef enum:
 
 
 cdef struct Rule:
-    int kind
-    double beta
-    double alpha
-    PyObject* schedule
-    int radius_rule
+    Threshold threshold
     double eta0
     int lift_mode
     double lift_value
@@ -125,61 +111,10 @@ cdef struct Problems:
     unsigned char* converged
 
 
-cdef inline double _power_step(double t, double alpha) noexcept nogil:
-    """(t^alpha - (t-1)^alpha - 1) / 2, free of cancellation for large t."""
-    if t == 1.0:
-        return 0.0
-    return 0.5 * (-pow(t, alpha) * expm1(alpha * log1p(-1.0 / t)) - 1.0)
-
-
-cdef double _python_threshold(PyObject* schedule, int64_t t,
-                              double rho2) except -1.0 nogil:
-    with gil:
-        value = (<object>schedule).threshold(t, sqrt(rho2))
-        value = float(value)
-        if not (value >= 0.0 and isfinite(value)):
-            raise ValueError(
-                f"{type(<object>schedule).__name__}.threshold({t}, "
-                f"{sqrt(rho2)!r}) returned {value!r}; a threshold must be a "
-                "finite number >= 0."
-            )
-        return value
-
-
 cdef inline double _threshold(const Rule* rule, int64_t t,
                               double rho2) except -1.0 nogil:
     """eta0 * beta_t for the t-th update (t = 1, 2, ...)."""
-    cdef double base
-    if rule.kind == CONSTANT:
-        base = rule.beta
-    elif rule.kind == SCALE:
-        base = rho2
-    elif rule.kind == POWER:
-        base = rho2 * _power_step(<double>t, rule.alpha)
-    else:
-        base = _python_threshold(rule.schedule, t, rho2)
-    return rule.eta0 * base
-
-
-cdef inline uint64_t _next_random(uint64_t* state) noexcept nogil:
-    """splitmix64."""
-    cdef uint64_t z
-    state[0] += 0x9E3779B97F4A7C15ULL
-    z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef void _shuffle(Py_ssize_t* order, Py_ssize_t n,
-                   uint64_t* state) noexcept nogil:
-    """Fisher-Yates shuffle of order in place."""
-    cdef Py_ssize_t i, j, tmp
-    for i in range(n - 1, 0, -1):
-        j = <Py_ssize_t>(_next_random(state) % <uint64_t>(i + 1))
-        tmp = order[i]
-        order[i] = order[j]
-        order[j] = tmp
+    return rule.eta0 * threshold(&rule.threshold, t, rho2)
 
 
 # Each sum is a chain of dependent additions, so its latency, not memory,
@@ -324,7 +259,7 @@ cdef Py_ssize_t _run_epochs(
     cdef double max_norm2 = radius[0]
     cdef double rho2 = radius[1]
     cdef double lift = 0.0
-    cdef double nrm2, lifted2, f, a, yc
+    cdef double nrm2, f, a, yc
     cdef bint radius_changed
     cdef int64_t total_updates
     cdef uint64_t rng = seed
@@ -346,7 +281,7 @@ cdef Py_ssize_t _run_epochs(
         if n_active == 0:
             break
         if shuffle:
-            _shuffle(order, n_samples, &rng)
+            shuffle_order(order, n_samples, &rng)
         radius_changed = False
 
         for ii in range(n_samples):
@@ -380,17 +315,11 @@ cdef Py_ssize_t _run_epochs(
                     max_norm2 = nrm2
                     if rule.lift_mode == AUTO_LIFT:
                         lift = sqrt(max_norm2)
-                if rule.radius_rule != RADIUS_NONE:
-                    lifted2 = nrm2 + lift * lift
-                    if lifted2 > rho2:
-                        if rule.radius_rule == RADIUS_DOUBLE:
-                            rho2 = 4.0 * lifted2
-                        else:
-                            rho2 = lifted2
-                        radius_changed = True
-                        for c in range(k):
-                            thresholds[c] = _threshold(
-                                rule, p.n_updates[c] + 1, rho2)
+                if follow_radius(&rule.threshold, nrm2 + lift * lift, &rho2):
+                    radius_changed = True
+                    for c in range(k):
+                        thresholds[c] = _threshold(
+                            rule, p.n_updates[c] + 1, rho2)
 
             if width == 1:
                 scores[0] = _dot(x, ind, nnz, p.coef)
@@ -418,7 +347,7 @@ cdef Py_ssize_t _run_epochs(
                         p.avg_lift[c] += a * lift
                     p.n_updates[c] += 1
                     epoch_updates[c] += 1
-                    if rule.kind == POWER or rule.kind == PYTHON:
+                    if rule.threshold.kind == POWER or rule.threshold.kind == PYTHON:
                         thresholds[c] = _threshold(
                             rule, p.n_updates[c] + 1, rho2)
 
@@ -494,11 +423,11 @@ def run_epochs(
 
     if n_samples == 0:
         return 0
-    rule.kind = kind
-    rule.beta = beta
-    rule.alpha = alpha
-    rule.schedule = <PyObject*>schedule
-    rule.radius_rule = radius_rule
+    rule.threshold.kind = kind
+    rule.threshold.beta = beta
+    rule.threshold.alpha = alpha
+    rule.threshold.schedule = <PyObject*>schedule
+    rule.threshold.radius_rule = radius_rule
     rule.eta0 = eta0
     rule.lift_mode = lift_mode
     rule.lift_value = lift_value

@@ -283,3 +283,29 @@ def _resolve_schedule(beta, alpha):
     if isinstance(beta, str):
         return ScaleThreshold() if beta == "scale" else PowerThreshold(alpha)
     return ConstantThreshold(beta)
+
+
+# The codes of the kinds and radius rules of _thresholds.pxd.
+_COMPILED_KINDS = {ConstantThreshold: 0, ScaleThreshold: 1, PowerThreshold: 2}
+_PYTHON_KIND = 3
+_RADIUS_RULES = {"none": 0, "max": 1, "double": 2}
+
+
+def _compiled_threshold(beta, alpha):
+    """The schedule selected by ``beta`` and ``alpha``, checked, as the
+    keyword arguments of the compiled loops: kind, beta, alpha, schedule
+    and radius_rule."""
+    schedule = _resolve_schedule(beta, alpha)
+    schedule._validate_params()
+    if schedule.radius_rule not in _RADIUS_RULES:
+        raise ValueError(
+            f"{type(schedule).__name__}.radius_rule must be one of "
+            f"{sorted(_RADIUS_RULES)}; got {schedule.radius_rule!r}."
+        )
+    return dict(
+        kind=_COMPILED_KINDS.get(type(schedule), _PYTHON_KIND),
+        beta=float(getattr(schedule, "beta", 0.0)),
+        alpha=float(getattr(schedule, "alpha", 0.0)),
+        schedule=schedule,
+        radius_rule=_RADIUS_RULES[schedule.radius_rule],
+    )

@@ -10,10 +10,12 @@ SCIPY_ARRAY_API is set; the estimators here take NumPy and SciPy input only.
 from functools import partial
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skperc import (
     HalvingClassifier,
+    KernelPerceptron,
     LinearProgramClassifier,
     MarginMLPClassifier,
     MarginPerceptron,
@@ -37,12 +39,27 @@ EXPLICIT_CONCEPTS = ExplicitConcepts(
     ]
 )
 
+
+def _cosine_kernel(x, z, shift):
+    """A callable kernel: the shifted cosine similarity of two samples, given
+    as 1-D arrays or as CSR rows."""
+    x, z = (np.ravel(v.toarray()) if sp.issparse(v) else v for v in (x, z))
+    return shift + x @ z / (np.linalg.norm(x) * np.linalg.norm(z) + 1e-12)
+
+
 ESTIMATORS = [
     MarginPerceptron(),
     MarginPerceptron(beta="scale"),
     MarginPerceptron(beta="power", average=True),
     MarginPerceptron(beta=1.0, fit_intercept=False, shuffle=False),
     MarginPerceptron(beta=PowerThreshold(alpha=1.6), intercept_scaling=1.0, n_jobs=2),
+    KernelPerceptron(),
+    KernelPerceptron(kernel="poly", degree=2, beta="power"),
+    KernelPerceptron(kernel="linear", beta="scale", shuffle=False),
+    KernelPerceptron(kernel="precomputed"),
+    KernelPerceptron(kernel=_cosine_kernel, kernel_params={"shift": 1.0}),
+    KernelPerceptron(kernel="laplacian", average=True),
+    KernelPerceptron(budget=20, max_iter=5),
     # Without C the sample must be separable, and the checks' random samples
     # are not: the hard version is tested in test_linear_program.py.
     LinearProgramClassifier(C=1.0),
@@ -75,12 +92,20 @@ def _sample_weight_equivalence(reason):
     }
 
 
+# The perceptrons, in the primal and in the dual.
+PERCEPTRON_SAMPLE_WEIGHT = _sample_weight_equivalence(
+    "A sample weight multiplies the update its example makes, as in "
+    "scikit-learn's Perceptron. An example repeated k times is another run: "
+    "each copy sees the weights the copies before it made."
+)
+
+
+def _kernel_perceptron_failures(estimator):
+    return dict(PERCEPTRON_SAMPLE_WEIGHT)
+
+
 def _margin_perceptron_failures(estimator):
-    failures = _sample_weight_equivalence(
-        "A sample weight multiplies the update its example makes, as in "
-        "scikit-learn's Perceptron. An example repeated k times is another "
-        "run: each copy sees the weights the copies before it made."
-    )
+    failures = dict(PERCEPTRON_SAMPLE_WEIGHT)
     if not estimator.fit_intercept:
         failures["check_class_weight_classifiers"] = (
             "Without an intercept the hyperplane passes through the origin; "
@@ -129,6 +154,7 @@ def _margin_mlp_failures(estimator):
 
 EXPECTED_FAILURES = {
     MarginPerceptron: _margin_perceptron_failures,
+    KernelPerceptron: _kernel_perceptron_failures,
     LinearProgramClassifier: _linear_program_failures,
     HalvingClassifier: _halving_failures,
     MarginMLPClassifier: _margin_mlp_failures,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from skperc import HalvingClassifier, MarginPerceptron
+from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 from skperc.datasets import (
     adversarial_basis_mistakes,
     make_margin_classification,
@@ -22,6 +22,8 @@ ONLINE_LEARNERS = [
     lambda: MarginPerceptron(beta="scale", fit_intercept=False),
     lambda: MarginPerceptron(beta="power", average=True),
     lambda: MarginPerceptron(beta=1.0, intercept_scaling=1.0),
+    lambda: KernelPerceptron(),
+    lambda: KernelPerceptron(kernel="poly", degree=2, beta="scale"),
     lambda: HalvingClassifier(),
     lambda: HalvingClassifier(randomized=True, random_state=0),
 ]

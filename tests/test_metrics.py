@@ -9,7 +9,7 @@ from sklearn.datasets import load_wine
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skperc import LinearProgramClassifier, MarginPerceptron
+from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
 from skperc.datasets import make_margin_classification
 from skperc.metrics import (
     compression_bound,
@@ -31,12 +31,19 @@ BOUNDED_LEARNERS = [
     lambda: MarginPerceptron(beta="scale", fit_intercept=False),
     lambda: MarginPerceptron(beta="power", alpha=1.3, fit_intercept=False),
     lambda: MarginPerceptron(beta="power", alpha=1.5, fit_intercept=False),
+    lambda: KernelPerceptron(kernel="linear", beta=0.5),
+    lambda: KernelPerceptron(kernel="linear", beta="scale"),
+    lambda: KernelPerceptron(kernel="linear", beta="power", alpha=1.5),
 ]
 
 # Kernel models with a linear kernel, fitted by margin() through dual_coef_,
 # decision_function and _coef_norm: their margin must be that of the
-# explicit weights sum_j dual_coef_ x_j. Empty until a kernel learner lands.
-LINEAR_KERNEL_LEARNERS = []
+# explicit weights sum_j dual_coef_ x_j.
+LINEAR_KERNEL_LEARNERS = [
+    lambda: KernelPerceptron(kernel="linear"),
+    lambda: KernelPerceptron(kernel="linear", beta="scale", average=True),
+    lambda: KernelPerceptron(kernel="linear", beta="power", shuffle=False),
+]
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -6,7 +6,14 @@ R is the largest norm of an example and T the number of updates.
 
 import numpy as np
 import pytest
-from margin_data import separable_sample
+from margin_data import (
+    SLACK,
+    assert_novikoff,
+    assert_theorem_1,
+    assert_theorem_2,
+    assert_theorem_3,
+    separable_sample,
+)
 
 from skperc import MarginPerceptron
 from skperc.metrics import optimal_margin
@@ -18,7 +25,6 @@ SAMPLES = [
     for n, d in [(60, 2), (80, 4), (100, 6)]
     for gap, scale in [(0.02, 1.0), (0.05, 7.0), (0.1, 0.3)]
 ]
-SLACK = 1 + 1e-7  # eps* comes from a numerical solver
 
 
 @pytest.fixture(scope="module", params=range(len(SAMPLES) * 2))
@@ -40,8 +46,7 @@ def fit(X, y, **params):
 def test_novikoff(sample, shuffle):
     X, y, R, eps = sample
     estimator = fit(X, y, beta=0.0, shuffle=shuffle, random_state=0)
-    assert estimator.n_updates_[0] <= (R / eps) ** 2 * SLACK
-    assert estimator.margin_[0] > 0
+    assert_novikoff(estimator, R, eps)
 
 
 @pytest.mark.parametrize("relative_beta", [0.1, 1.0, 5.0])
@@ -49,34 +54,20 @@ def test_beta_perceptron_theorem_1(sample, relative_beta):
     X, y, R, eps = sample
     beta = relative_beta * R**2
     estimator = fit(X, y, beta=beta, random_state=1)
-    assert estimator.n_updates_[0] <= (2 * beta + R**2) / eps**2 * SLACK
-    assert estimator.margin_[0] >= beta * eps / (2 * beta + R**2) / SLACK
+    assert_theorem_1(estimator, beta, R, eps)
 
 
 def test_r_independent_perceptron_theorem_2(sample):
     X, y, R, eps = sample
     estimator = fit(X, y, beta="scale", random_state=2)
-    # The proof gives ||w_T||^2 <= T (2 rho^2 + R^2) with rho <= 2R, so
-    # T <= 9 R^2 / eps*^2, inside the 10 R^2 / eps*^2 that the paper states.
-    assert estimator.n_updates_[0] <= 9 * R**2 / eps**2 * SLACK
-    assert estimator.margin_[0] >= eps / 3 / SLACK
+    assert_theorem_2(estimator, R, eps)
 
 
 @pytest.mark.parametrize("alpha", [1.2, 1.5])
 def test_infinity_perceptron_theorem_3(sample, alpha):
     X, y, R, eps = sample
     estimator = fit(X, y, beta="power", alpha=alpha, random_state=3)
-    T = estimator.n_updates_[0]
-    assert T <= (R / eps) ** (2 / (2 - alpha)) * SLACK
-    # The statement, for the data scaled to radius 1 ...
-    assert (
-        estimator.margin_[0] / R
-        >= (alpha * (eps / R) / 2 - (eps / R) ** (alpha / (2 - alpha))) / SLACK
-    )
-    # ... and the sharper bound (1) of its proof, at the final T.
-    assert estimator.margin_[0] >= (
-        R * 0.5 * ((T + 1) ** alpha - T**alpha - 1) / T ** (alpha / 2) / SLACK
-    )
+    assert_theorem_3(estimator, alpha, R, eps)
 
 
 def test_the_margin_guarantees_are_not_vacuous():

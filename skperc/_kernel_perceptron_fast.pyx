@@ -1,0 +1,588 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Compiled epochs of the kernel perceptron.
+
+The loop keeps the decision value of every point it holds, ``f[c, r]`` for
+each one-vs-rest problem ``c``, and the dual coefficients ``coef[c, r]``.
+Examining an example reads its decision values only; an update adds the
+kernel column of the updated example, ``k(x_r, x_i)`` over the points
+``r``, into them: one column serves every problem the example updates, and
+no kernel value is computed for an example that makes no update. Columns
+are kept in a cache of ``n_slots`` columns that evicts the least recently
+used one, so that an example that updates again costs an addition only.
+
+The points are the examples visited (in ``visit``) and the support vectors
+of earlier calls, which are not visited but whose decision values must
+follow the function, for the norm ``||w||^2 = sum_r coef[c, r] f[c, r]``.
+"""
+
+from cpython.ref cimport PyObject
+from libc.math cimport pow, sqrt, tanh
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+import numpy as np
+
+from ._shuffle cimport shuffle_order
+from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+
+    /* exp(x) for x <= 0, in arithmetic that a compiler can vectorize (the
+       libm call cannot be): x = k ln2 + r with |r| <= ln2 / 2, the Taylor
+       polynomial of exp(r) to degree 13 (its remainder is below 2^-60),
+       and 2^k added to the exponent bits. Within 1 ulp of the correctly
+       rounded value on [-707, 0]; below -707 the value, under 1e-307, is
+       0. The rounding to k adds and subtracts 1.5 2^52. */
+    static inline double skperc_exp_nonpositive(double x) {
+        const double shifter = 0x1.8p52;
+        double xc = x < -707.0 ? -707.0 : x;
+        double t = xc * 0x1.71547652b82fep0 + shifter;
+        double k = t - shifter;
+        /* ln2 split in two: k times the first part is exact */
+        double r = xc - k * 0x1.62e42fefa3800p-1;
+        r = r - k * 0x1.ef35793c76730p-45;
+        double p = 1.0 / 6227020800.0;
+        p = p * r + 1.0 / 479001600.0;
+        p = p * r + 1.0 / 39916800.0;
+        p = p * r + 1.0 / 3628800.0;
+        p = p * r + 1.0 / 362880.0;
+        p = p * r + 1.0 / 40320.0;
+        p = p * r + 1.0 / 5040.0;
+        p = p * r + 1.0 / 720.0;
+        p = p * r + 1.0 / 120.0;
+        p = p * r + 1.0 / 24.0;
+        p = p * r + 1.0 / 6.0;
+        p = p * r + 0.5;
+        p = p * r + 1.0;
+        p = p * r + 1.0;
+        int64_t t_bits, p_bits, shifter_bits;
+        memcpy(&t_bits, &t, 8);
+        memcpy(&p_bits, &p, 8);
+        memcpy(&shifter_bits, &shifter, 8);
+        p_bits += (t_bits - shifter_bits) * ((int64_t)1 << 52);
+        memcpy(&p, &p_bits, 8);
+        return x < -707.0 ? 0.0 : p;
+    }
+
+    /* out[r] = exp(-gamma ||x_r - x_j||^2) from out[r] = x_r . x_j and the
+       squared norms, the distance expanded and clipped at 0 as scikit-learn
+       does. */
+    #define SKPERC_RBF_BODY                                                 \
+        for (Py_ssize_t r = 0; r < n; r++) {                                \
+            double d2 = (-2.0 * out[r] + sq_norms[r]) + sq_norm_j;          \
+            d2 = d2 < 0.0 ? 0.0 : d2;                                       \
+            out[r] = skperc_exp_nonpositive(-gamma * d2);                   \
+        }
+    static void skperc_rbf_generic(double *out, const double *sq_norms,
+                                   double sq_norm_j, double gamma,
+                                   Py_ssize_t n) {
+        SKPERC_RBF_BODY
+    }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    /* The same loop for processors with AVX2, 4 lanes wide, chosen at run
+       time. */
+    __attribute__((target("avx2")))
+    static void skperc_rbf_avx2(double *out, const double *sq_norms,
+                                double sq_norm_j, double gamma,
+                                Py_ssize_t n) {
+        SKPERC_RBF_BODY
+    }
+    #endif
+    static void skperc_rbf(double *out, const double *sq_norms,
+                           double sq_norm_j, double gamma, Py_ssize_t n) {
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+        if (__builtin_cpu_supports("avx2")) {
+            skperc_rbf_avx2(out, sq_norms, sq_norm_j, gamma, n);
+            return;
+        }
+    #endif
+        skperc_rbf_generic(out, sq_norms, sq_norm_j, gamma, n);
+    }
+    """
+    void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
+                    double gamma, Py_ssize_t n) noexcept nogil
+
+# The kernel codes, mirrored in _kernel_perceptron.py.
+cdef enum:
+    KERNEL_PYTHON = 0
+    KERNEL_LINEAR = 1
+    KERNEL_POLY = 2
+    KERNEL_RBF = 3
+    KERNEL_SIGMOID = 4
+    KERNEL_PRECOMPUTED = 5
+
+
+cdef struct Kernel:
+    int kind
+    double gamma
+    double coef0
+    double degree
+    const double* rows        # (n_points, n_columns), C order: the points,
+    int n_columns             # or the Gram matrix for KERNEL_PRECOMPUTED
+    const double* sq_norms    # ||x_r||^2, for KERNEL_RBF
+    PyObject* compute         # compute(j, slot), for KERNEL_PYTHON
+
+
+cdef struct Cache:
+    double* columns           # (n_slots, n_points)
+    Py_ssize_t n_points
+    Py_ssize_t n_slots
+    Py_ssize_t n_used
+    int64_t* slot_of          # (n_points,): the slot of a point's column, or -1
+    int64_t* owner            # (n_slots,): the point whose column a slot holds
+    int64_t* last_used        # (n_slots,)
+    int64_t clock
+
+
+cdef struct Model:
+    Py_ssize_t n_problems
+    Py_ssize_t n_points
+    int32_t first_class
+    double* f                 # (n_problems, n_points)
+    double* g                 # like f, the lazy-average accumulators, or NULL
+    double* coef              # (n_problems, n_points)
+    double* avg_coef          # like coef, or NULL without averaging
+    int64_t* queue            # (n_points,): a ring of the support, oldest first
+    Py_ssize_t queue_start
+    Py_ssize_t n_support
+    unsigned char* in_support
+    Py_ssize_t budget         # 0: no budget
+    int64_t* n_updates
+    int64_t* n_steps
+    int64_t* n_epochs
+    unsigned char* converged
+
+
+cdef void _dots(const double* rows, Py_ssize_t n, Py_ssize_t m,
+                const double* x, double* out) noexcept nogil:
+    """out[r] = rows[r] . x for the n rows of length m, each summed in
+    feature order; 8 rows at a time, as 8 independent sums. (A BLAS gemv
+    does the same work, but hands it to threads whose start and wait cost
+    more than the sums on rows this short.)"""
+    cdef Py_ssize_t r, j, end = n - n % 8
+    cdef const double* row
+    cdef double a0, a1, a2, a3, a4, a5, a6, a7, xj
+    for r in range(0, end, 8):
+        row = rows + r * m
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+        for j in range(m):
+            xj = x[j]
+            a0 += row[j] * xj
+            a1 += row[m + j] * xj
+            a2 += row[2 * m + j] * xj
+            a3 += row[3 * m + j] * xj
+            a4 += row[4 * m + j] * xj
+            a5 += row[5 * m + j] * xj
+            a6 += row[6 * m + j] * xj
+            a7 += row[7 * m + j] * xj
+        out[r] = a0
+        out[r + 1] = a1
+        out[r + 2] = a2
+        out[r + 3] = a3
+        out[r + 4] = a4
+        out[r + 5] = a5
+        out[r + 6] = a6
+        out[r + 7] = a7
+    for r in range(end, n):
+        row = rows + r * m
+        a0 = 0.0
+        for j in range(m):
+            a0 += row[j] * x[j]
+        out[r] = a0
+
+
+cdef int _compute_column(const Kernel* kernel, Py_ssize_t j, Py_ssize_t slot,
+                         double* out, Py_ssize_t n) except -1 nogil:
+    """out[r] = k(x_r, x_j) for the n points."""
+    cdef Py_ssize_t r
+    cdef Py_ssize_t m = kernel.n_columns
+    if kernel.kind == KERNEL_PYTHON:
+        with gil:
+            (<object>kernel.compute)(j, slot)
+        return 0
+    if kernel.kind == KERNEL_PRECOMPUTED:
+        for r in range(n):
+            out[r] = kernel.rows[r * m + j]
+        return 0
+    _dots(kernel.rows, n, m, kernel.rows + j * m, out)
+    if kernel.kind == KERNEL_POLY:
+        for r in range(n):
+            out[r] = pow(kernel.gamma * out[r] + kernel.coef0, kernel.degree)
+    elif kernel.kind == KERNEL_RBF:
+        skperc_rbf(out, kernel.sq_norms, kernel.sq_norms[j], kernel.gamma, n)
+    elif kernel.kind == KERNEL_SIGMOID:
+        for r in range(n):
+            out[r] = tanh(kernel.gamma * out[r] + kernel.coef0)
+    return 0
+
+
+cdef double* _column(Cache* cache, const Kernel* kernel,
+                     Py_ssize_t j) except NULL nogil:
+    """The kernel column of point j, from the cache or computed into it."""
+    cdef int64_t slot = cache.slot_of[j]
+    cdef Py_ssize_t s
+    cache.clock += 1
+    if slot < 0:
+        if cache.n_used < cache.n_slots:
+            slot = cache.n_used
+            cache.n_used += 1
+        else:
+            # A scan of the slots costs little next to a column of kernels.
+            slot = 0
+            for s in range(1, cache.n_slots):
+                if cache.last_used[s] < cache.last_used[slot]:
+                    slot = s
+            cache.slot_of[cache.owner[slot]] = -1
+        cache.owner[slot] = j
+        _compute_column(kernel, j, slot, cache.columns + slot * cache.n_points,
+                        cache.n_points)
+        cache.slot_of[j] = slot
+    cache.last_used[slot] = cache.clock
+    return cache.columns + slot * cache.n_points
+
+
+cdef inline void _add(double a, const double* column, double* f,
+                      Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t r
+    for r in range(n):
+        f[r] += a * column[r]
+
+
+cdef inline void _add_two(double a, double b, const double* column, double* f,
+                          double* g, Py_ssize_t n) noexcept nogil:
+    """f += a column and g += b column, in one pass over the column."""
+    cdef Py_ssize_t r
+    for r in range(n):
+        f[r] += a * column[r]
+        g[r] += b * column[r]
+
+
+cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
+                        int64_t* epoch_changes) except -1 nogil:
+    """Remove the oldest support vector from the function."""
+    cdef Py_ssize_t n = m.n_points
+    cdef Py_ssize_t c
+    cdef int64_t j = m.queue[m.queue_start]
+    cdef double* column = _column(cache, kernel, j)
+    m.queue_start = (m.queue_start + 1) % n
+    m.n_support -= 1
+    m.in_support[j] = 0
+    for c in range(m.n_problems):
+        if m.coef[c * n + j] == 0.0:
+            continue
+        if m.g != NULL:
+            _add_two(-m.coef[c * n + j], -m.avg_coef[c * n + j], column,
+                     m.f + c * n, m.g + c * n, n)
+            m.avg_coef[c * n + j] = 0.0
+        else:
+            _add(-m.coef[c * n + j], column, m.f + c * n, n)
+        m.coef[c * n + j] = 0.0
+        # The function of problem c changed: it has not converged.
+        epoch_changes[c] += 1
+        m.converged[c] = 0
+    return 0
+
+
+cdef Py_ssize_t _run_epochs(
+    Model* m,
+    Cache* cache,
+    const Kernel* kernel,
+    const Threshold* rule,
+    const double* diag,
+    const int32_t* y,
+    const double* weight,
+    Py_ssize_t* visit,
+    Py_ssize_t n_visit,
+    double* radius,
+    Py_ssize_t max_iter,
+    bint shuffle_visits,
+    uint64_t seed,
+    bint stop_when_separated,
+    int verbose,
+    double* thresholds,
+    double* delta,
+    double* delta_avg,
+    int64_t* epoch_updates,
+    int64_t* epoch_changes,
+) except -1 nogil:
+    cdef Py_ssize_t n = m.n_points
+    cdef Py_ssize_t k = m.n_problems
+    cdef Py_ssize_t epoch, ii, i, c, n_active, n_epochs = 0
+    cdef double max_diag = radius[0]
+    cdef double rho2 = radius[1]
+    cdef double yc
+    cdef double* column
+    cdef bint radius_changed, updated
+    cdef int64_t total_updates
+    cdef uint64_t rng = seed
+
+    for c in range(k):
+        m.converged[c] = 0
+        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+
+    for epoch in range(max_iter):
+        n_active = 0
+        for c in range(k):
+            epoch_updates[c] = 0
+            epoch_changes[c] = 0
+            if not (stop_when_separated and m.converged[c]):
+                n_active += 1
+        if n_active == 0:
+            break
+        if shuffle_visits:
+            shuffle_order(visit, n_visit, &rng)
+        radius_changed = False
+
+        for ii in range(n_visit):
+            i = visit[ii]
+            if weight[i] == 0.0:
+                continue
+            # The radius follows k(x, x) before the example is examined;
+            # after the first epoch it cannot change.
+            if epoch == 0:
+                if diag[i] > max_diag:
+                    max_diag = diag[i]
+                if follow_radius(rule, diag[i], &rho2):
+                    radius_changed = True
+                    for c in range(k):
+                        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+
+            updated = False
+            for c in range(k):
+                delta[c] = 0.0
+                if stop_when_separated and m.converged[c]:
+                    continue
+                yc = 1.0 if y[i] == m.first_class + c else -1.0
+                m.n_steps[c] += 1
+                if yc * m.f[c * n + i] <= thresholds[c]:
+                    delta[c] = yc * weight[i]
+                    # Lazy averaging: the update made at step s counts in
+                    # the mean of the function over steps s..N.
+                    delta_avg[c] = delta[c] * <double>(m.n_steps[c] - 1)
+                    m.n_updates[c] += 1
+                    epoch_updates[c] += 1
+                    epoch_changes[c] += 1
+                    updated = True
+                    if rule.kind == POWER or rule.kind == PYTHON:
+                        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+            if not updated:
+                continue
+
+            if not m.in_support[i]:
+                while m.budget > 0 and m.n_support >= m.budget:
+                    _forget_oldest(m, cache, kernel, epoch_changes)
+                m.queue[(m.queue_start + m.n_support) % n] = i
+                m.n_support += 1
+                m.in_support[i] = 1
+            column = _column(cache, kernel, i)
+            for c in range(k):
+                if delta[c] == 0.0:
+                    continue
+                m.coef[c * n + i] += delta[c]
+                if m.g != NULL:
+                    m.avg_coef[c * n + i] += delta_avg[c]
+                    _add_two(delta[c], delta_avg[c], column, m.f + c * n,
+                             m.g + c * n, n)
+                else:
+                    _add(delta[c], column, m.f + c * n, n)
+
+        n_epochs += 1
+        total_updates = 0
+        for c in range(k):
+            if stop_when_separated and m.converged[c]:
+                continue
+            m.n_epochs[c] += 1
+            total_updates += epoch_updates[c]
+            # An epoch without updates separates the sample with the final
+            # thresholds only if the radius held still during it.
+            m.converged[c] = epoch_changes[c] == 0 and not radius_changed
+        if verbose > 0:
+            with gil:
+                print(f"-- Epoch {epoch + 1}: {total_updates} updates, "
+                      f"{n_active} problem(s) still updating, "
+                      f"{m.n_support} support vectors, "
+                      f"radius {sqrt(max_diag):.6g}")
+
+    radius[0] = max_diag
+    radius[1] = rho2
+    return n_epochs
+
+
+cdef void _set_kernel(Kernel* kernel, const double[:, ::1] rows,
+                      const double[::1] sq_norms, int kind, double gamma,
+                      double coef0, double degree, object compute):
+    kernel.kind = kind
+    kernel.gamma = gamma
+    kernel.coef0 = coef0
+    kernel.degree = degree
+    kernel.rows = &rows[0, 0] if rows.shape[0] > 0 else NULL
+    kernel.n_columns = <int>rows.shape[1]
+    kernel.sq_norms = &sq_norms[0] if sq_norms.shape[0] > 0 else NULL
+    kernel.compute = <PyObject*>compute
+
+
+def run_epochs(
+    const double[:, ::1] rows,
+    const double[::1] sq_norms,
+    int kernel_kind,
+    double gamma,
+    double coef0,
+    double degree,
+    object compute_column,
+    double[:, ::1] columns,
+    const double[::1] diag,
+    const int32_t[::1] y,
+    int32_t first_class,
+    const double[::1] weight,
+    Py_ssize_t[::1] visit,
+    double[:, ::1] f,
+    double[:, ::1] g,
+    double[:, ::1] coef,
+    double[:, ::1] avg_coef,
+    int64_t[::1] queue,
+    int64_t[::1] support_state,
+    unsigned char[::1] in_support,
+    Py_ssize_t budget,
+    int64_t[::1] n_updates,
+    int64_t[::1] n_steps,
+    int64_t[::1] n_epochs,
+    unsigned char[::1] converged,
+    double[::1] radius,
+    int kind,
+    double beta,
+    double alpha,
+    object schedule,
+    int radius_rule,
+    Py_ssize_t max_iter,
+    bint shuffle,
+    uint64_t seed,
+    bint stop_when_separated,
+    int verbose,
+):
+    """Run up to max_iter epochs over the points in visit; update the state
+    in place.
+
+    The kernel is ``kernel_kind`` on ``rows`` (the points, or the Gram
+    matrix), or, for KERNEL_PYTHON, ``compute_column(j, slot)``, which
+    writes the column of point j into ``columns[slot]``. ``columns`` is the
+    cache, one column a row. Point ``r`` is positive for problem ``c`` when
+    ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``. ``g`` and
+    ``avg_coef`` with no rows turn averaging off. ``queue`` holds the
+    support, oldest first, as a ring of ``support_state = (start, count)``.
+    ``radius`` holds the largest k(x, x) seen and the schedule's rho^2.
+    Returns the number of epochs run.
+    """
+    cdef Py_ssize_t n_points = f.shape[1]
+    cdef Py_ssize_t n_slots = columns.shape[0]
+    cdef Py_ssize_t k = f.shape[0]
+    cdef Py_ssize_t n_run
+    cdef Kernel kernel
+    cdef Cache cache
+    cdef Model model
+    cdef Threshold rule
+
+    if visit.shape[0] == 0:
+        return 0
+    _set_kernel(&kernel, rows, sq_norms, kernel_kind, gamma, coef0, degree,
+                compute_column)
+    rule.kind = kind
+    rule.beta = beta
+    rule.alpha = alpha
+    rule.schedule = <PyObject*>schedule
+    rule.radius_rule = radius_rule
+
+    cdef int64_t[::1] slot_of = np.full(n_points, -1, dtype=np.int64)
+    cdef int64_t[::1] owner = np.zeros(n_slots, dtype=np.int64)
+    cdef int64_t[::1] last_used = np.zeros(n_slots, dtype=np.int64)
+    cache.columns = &columns[0, 0]
+    cache.n_points = n_points
+    cache.n_slots = n_slots
+    cache.n_used = 0
+    cache.slot_of = &slot_of[0]
+    cache.owner = &owner[0]
+    cache.last_used = &last_used[0]
+    cache.clock = 0
+
+    model.n_problems = k
+    model.n_points = n_points
+    model.first_class = first_class
+    model.f = &f[0, 0]
+    model.g = &g[0, 0] if g.shape[0] > 0 else NULL
+    model.coef = &coef[0, 0]
+    model.avg_coef = &avg_coef[0, 0] if g.shape[0] > 0 else NULL
+    model.queue = &queue[0]
+    model.queue_start = support_state[0]
+    model.n_support = support_state[1]
+    model.in_support = &in_support[0]
+    model.budget = budget
+    model.n_updates = &n_updates[0]
+    model.n_steps = &n_steps[0]
+    model.n_epochs = &n_epochs[0]
+    model.converged = &converged[0]
+
+    cdef double[::1] thresholds = np.empty(k)
+    cdef double[::1] delta = np.zeros(k)
+    cdef double[::1] delta_avg = np.zeros(k)
+    cdef int64_t[::1] epoch_updates = np.zeros(k, dtype=np.int64)
+    cdef int64_t[::1] epoch_changes = np.zeros(k, dtype=np.int64)
+
+    with nogil:
+        n_run = _run_epochs(
+            &model, &cache, &kernel, &rule, &diag[0], &y[0], &weight[0],
+            &visit[0], visit.shape[0], &radius[0], max_iter, shuffle, seed,
+            stop_when_separated, verbose, &thresholds[0], &delta[0],
+            &delta_avg[0], &epoch_updates[0], &epoch_changes[0],
+        )
+    support_state[0] = model.queue_start
+    support_state[1] = model.n_support
+    return n_run
+
+
+def kernel_column(
+    const double[:, ::1] rows,
+    const double[::1] sq_norms,
+    int kernel_kind,
+    double gamma,
+    double coef0,
+    double degree,
+    Py_ssize_t j,
+):
+    """The compiled kernel column ``k(x_r, x_j)`` over the rows, as the
+    training loop computes it."""
+    cdef Kernel kernel
+    cdef double[::1] out = np.empty(rows.shape[0])
+    _set_kernel(&kernel, rows, sq_norms, kernel_kind, gamma, coef0, degree,
+                None)
+    with nogil:
+        _compute_column(&kernel, j, 0, &out[0], rows.shape[0])
+    return out.base
+
+
+def kernel_diagonal(
+    const double[:, ::1] rows,
+    const double[::1] sq_norms,
+    int kernel_kind,
+    double gamma,
+    double coef0,
+    double degree,
+):
+    """``k(x_r, x_r)`` of the rows of a compiled kernel, from the squared
+    norms (the diagonal of the Gram matrix for KERNEL_PRECOMPUTED)."""
+    cdef Py_ssize_t r, n = rows.shape[0]
+    cdef double[::1] out = np.empty(n)
+    with nogil:
+        for r in range(n):
+            if kernel_kind == KERNEL_PRECOMPUTED:
+                out[r] = rows[r, r]
+            elif kernel_kind == KERNEL_LINEAR:
+                out[r] = sq_norms[r]
+            elif kernel_kind == KERNEL_POLY:
+                out[r] = pow(gamma * sq_norms[r] + coef0, degree)
+            elif kernel_kind == KERNEL_RBF:
+                out[r] = 1.0
+            else:
+                out[r] = tanh(gamma * sq_norms[r] + coef0)
+    return out.base

@@ -1,0 +1,72 @@
+# cython: language_level=3
+"""The update thresholds of skperc.schedules, for the compiled loops.
+
+The codes of the kinds are mirrored in skperc.schedules._COMPILED_KINDS.
+"""
+
+from cpython.ref cimport PyObject
+from libc.math cimport expm1, isfinite, log1p, pow, sqrt
+from libc.stdint cimport int64_t
+
+cdef enum:
+    CONSTANT = 0
+    SCALE = 1
+    POWER = 2
+    PYTHON = 3
+
+# How the radius rho of the schedule follows the data.
+cdef enum:
+    RADIUS_NONE = 0
+    RADIUS_MAX = 1
+    RADIUS_DOUBLE = 2
+
+
+cdef struct Threshold:
+    int kind
+    double beta
+    double alpha
+    PyObject* schedule  # the ThresholdSchedule, called for kind PYTHON
+    int radius_rule
+
+
+cdef inline double power_step(double t, double alpha) noexcept nogil:
+    """(t^alpha - (t-1)^alpha - 1) / 2, free of cancellation for large t."""
+    if t == 1.0:
+        return 0.0
+    return 0.5 * (-pow(t, alpha) * expm1(alpha * log1p(-1.0 / t)) - 1.0)
+
+
+cdef inline double python_threshold(PyObject* schedule, int64_t t,
+                                    double rho2) except -1.0 nogil:
+    with gil:
+        value = (<object>schedule).threshold(t, sqrt(rho2))
+        value = float(value)
+        if not (value >= 0.0 and isfinite(value)):
+            raise ValueError(
+                f"{type(<object>schedule).__name__}.threshold({t}, "
+                f"{sqrt(rho2)!r}) returned {value!r}; a threshold must be a "
+                "finite number >= 0."
+            )
+        return value
+
+
+cdef inline double threshold(const Threshold* rule, int64_t t,
+                             double rho2) except -1.0 nogil:
+    """beta_t for the t-th update (t = 1, 2, ...), with rho^2 = rho2."""
+    if rule.kind == CONSTANT:
+        return rule.beta
+    if rule.kind == SCALE:
+        return rho2
+    if rule.kind == POWER:
+        return rho2 * power_step(<double>t, rule.alpha)
+    return python_threshold(rule.schedule, t, rho2)
+
+
+cdef inline bint follow_radius(const Threshold* rule, double norm2,
+                               double* rho2) noexcept nogil:
+    """Update rho^2 for an example of squared norm norm2, before it is
+    examined; True when rho changed."""
+    if rule.radius_rule == RADIUS_NONE or norm2 <= rho2[0]:
+        return False
+    rho2[0] = 4.0 * norm2 if rule.radius_rule == RADIUS_DOUBLE else norm2
+    return True

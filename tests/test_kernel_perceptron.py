@@ -1,0 +1,310 @@
+"""KernelPerceptron against the reference implementation, pairwise_kernels,
+MarginPerceptron and itself."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from reference_kernel_perceptron import reference_kernel_fit
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from skperc import KernelPerceptron, MarginPerceptron
+from skperc._kernel_perceptron import _COMPILED_KERNELS
+from skperc._kernel_perceptron_fast import kernel_column, kernel_diagonal
+from skperc.kernels import inverse_dot_kernel
+
+
+@pytest.fixture(autouse=True)
+def _quiet_convergence():
+    # Short runs on data that is not separable are the point of most tests.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+def noisy_sample(n_samples=40, n_features=3, n_classes=2, random_state=0):
+    return make_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=n_features,
+        n_redundant=0,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
+        flip_y=0.1,
+        random_state=random_state,
+    )
+
+
+def dual_vector(estimator, n_samples, problem=0):
+    """The dual coefficient of every training example in one problem."""
+    coef = np.zeros(n_samples)
+    coef[estimator.support_] = estimator.dual_coef_[problem]
+    return coef
+
+
+KERNELS = [
+    dict(kernel="rbf", gamma=0.4),
+    dict(kernel="poly", degree=2, gamma=0.5, coef0=1.0),
+    dict(kernel="laplacian", gamma=0.3),
+]
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("beta", [0.0, 0.3, "scale", "power"])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("budget", [None, 7])
+def test_matches_reference(kernel, beta, average, budget):
+    X, y = noisy_sample(random_state=len(str(beta)))
+    weight = np.random.RandomState(1).choice([0.0, 0.5, 1.0, 2.0], size=len(y))
+    estimator = KernelPerceptron(
+        **kernel, beta=beta, average=average, budget=budget, shuffle=False, max_iter=8
+    ).fit(X, y, sample_weight=weight)
+    K = pairwise_kernels(X, metric=kernel["kernel"], **_params(kernel))
+    expected = reference_kernel_fit(
+        K,
+        np.where(y == 1, 1.0, -1.0),
+        beta=beta,
+        max_iter=8,
+        sample_weight=weight,
+        average=average,
+        budget=budget,
+    )
+    assert estimator.n_updates_[0] == expected["n_updates"]
+    assert estimator.n_iter_ == expected["n_epochs"]
+    assert estimator.converged_ == expected["converged"]
+    assert_array_equal(np.sort(estimator.support_), np.sort(expected["support"]))
+    assert_allclose(
+        dual_vector(estimator, len(y)), expected["dual_coef"], rtol=1e-12, atol=1e-12
+    )
+    if budget is not None:
+        assert len(estimator.support_) <= budget
+
+
+def _params(kernel):
+    return {key: value for key, value in kernel.items() if key != "kernel"}
+
+
+def test_multiclass_is_one_vs_rest_in_one_pass():
+    X, y = noisy_sample(n_samples=60, n_classes=3, random_state=2)
+    estimator = KernelPerceptron(gamma=0.5, shuffle=False, max_iter=6).fit(X, y)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.5)
+    assert estimator.dual_coef_.shape == (3, len(estimator.support_))
+    for c in range(3):
+        expected = reference_kernel_fit(K, np.where(y == c, 1.0, -1.0), max_iter=6)
+        assert estimator.n_updates_[c] == expected["n_updates"]
+        assert_allclose(
+            dual_vector(estimator, len(y), c), expected["dual_coef"], atol=1e-12
+        )
+    # The support is grouped by class, then sorted, as in SVC.
+    codes = y[estimator.support_]
+    assert_array_equal(codes, np.sort(codes))
+    assert_array_equal(estimator.n_support_, np.bincount(codes, minlength=3))
+
+
+@pytest.mark.parametrize("beta", [0.0, "scale"])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_linear_kernel_is_margin_perceptron(beta, multiclass):
+    if multiclass:
+        X, y = load_iris(return_X_y=True)
+    else:
+        X, y = noisy_sample(n_samples=200, n_features=5, random_state=3)
+    kernel = KernelPerceptron(kernel="linear", beta=beta, shuffle=False, max_iter=30)
+    linear = MarginPerceptron(
+        beta=beta, fit_intercept=False, shuffle=False, max_iter=30
+    )
+    kernel.fit(X, y)
+    linear.fit(X, y)
+    assert_array_equal(kernel.n_updates_, linear.n_updates_)
+    assert_allclose(
+        kernel.decision_function(X), linear.decision_function(X), rtol=1e-9, atol=1e-9
+    )
+    assert_allclose(kernel.margin_, linear.margin_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize(
+    "gamma, coef0, degree", [(0.1, 1.0, 3), (0.7, 0.5, 2.5), (0.05, -2.0, 2)]
+)
+def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
+    X = np.abs(np.random.RandomState(0).randn(50, 7))
+    sq_norms = (X**2).sum(axis=1)
+    code = _COMPILED_KERNELS[kernel]
+    expected = pairwise_kernels(
+        X, metric=kernel, filter_params=True, gamma=gamma, coef0=coef0, degree=degree
+    )
+    for j in [0, 13, 49]:
+        column = kernel_column(X, sq_norms, code, gamma, coef0, degree, j)
+        assert_allclose(column, expected[:, j], rtol=1e-13, atol=1e-15)
+    diagonal = kernel_diagonal(X, sq_norms, code, gamma, coef0, degree)
+    assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
+
+
+def test_compiled_rbf_exponential_within_an_ulp():
+    """The compiled RBF column computes exp itself, within 1 ulp of np.exp
+    over the whole range of arguments; below exp(-707) it gives 0."""
+    t = np.concatenate([np.linspace(0, 750, 200_001), [1e-300, 1e-12, 0.5]])
+    X = np.sqrt(t)[:, None]
+    column = kernel_column(X, t, _COMPILED_KERNELS["rbf"], 1.0, 0.0, 0.0, 0)
+    expected = np.exp(-t)
+    normal = t <= 707
+    assert_allclose(column[normal], expected[normal], rtol=2.3e-16, atol=0)
+    assert (column[~normal] == 0).all() and (expected[~normal] < 1e-307).all()
+    assert column[0] == 1.0
+
+
+def test_precomputed_is_the_kernel():
+    X, y = noisy_sample(n_samples=80, random_state=4)
+    X_test = np.random.RandomState(5).randn(20, 3)
+    rbf = KernelPerceptron(gamma=0.2, beta="scale", shuffle=False).fit(X, y)
+    gram = KernelPerceptron(kernel="precomputed", beta="scale", shuffle=False)
+    gram.fit(pairwise_kernels(X, metric="rbf", gamma=0.2), y)
+    assert_array_equal(gram.support_, rbf.support_)
+    assert_allclose(gram.dual_coef_, rbf.dual_coef_)
+    assert gram.support_vectors_.shape == (0, 0)
+    assert_allclose(
+        gram.decision_function(pairwise_kernels(X_test, X, metric="rbf", gamma=0.2)),
+        rbf.decision_function(X_test),
+    )
+    assert not hasattr(gram, "partial_fit")
+    with pytest.raises(ValueError, match="square Gram matrix"):
+        gram.fit(pairwise_kernels(X[:10], X, metric="rbf"), y[:10])
+
+
+def test_callable_and_sparse_inputs_give_the_same_function():
+    X, y = noisy_sample(n_samples=60, random_state=6)
+    params = dict(beta=0.5, shuffle=False, max_iter=5)
+    compiled = KernelPerceptron(kernel="poly", degree=2, gamma=0.5, **params)
+    compiled.fit(X, y)
+    sparse = KernelPerceptron(kernel="poly", degree=2, gamma=0.5, **params)
+    sparse.fit(sp.csr_matrix(X), y)
+    python = KernelPerceptron(
+        kernel=lambda x, z: (0.5 * x @ z + 1.0) ** 2, **params
+    ).fit(X, y)
+    for other in (sparse, python):
+        assert_array_equal(other.support_, compiled.support_)
+        assert_allclose(other.dual_coef_, compiled.dual_coef_)
+        assert_allclose(other.decision_function(X), compiled.decision_function(X))
+
+
+def test_small_cache_gives_the_same_bits():
+    X, y = noisy_sample(n_samples=300, random_state=7)
+    params = dict(gamma=0.5, beta=0.2, average=True, random_state=0, max_iter=20)
+    large = KernelPerceptron(**params).fit(X, y)
+    # 300 points: a column is 2,400 bytes, so this cache holds 4 of them.
+    small = KernelPerceptron(cache_size=0.01, **params).fit(X, y)
+    assert_array_equal(small.dual_coef_, large.dual_coef_)
+    assert_array_equal(small.margin_, large.margin_)
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("budget", [None, 9])
+def test_margin_and_norm_contract(average, budget):
+    """margin_ is min y f(x) / ||w|| with f = decision_function and
+    ||w||^2 = a^T K a over the support vectors."""
+    X, y = noisy_sample(n_samples=120, n_classes=3, random_state=8)
+    estimator = KernelPerceptron(
+        gamma=0.3, average=average, budget=budget, random_state=0, max_iter=10
+    ).fit(X, y)
+    S = estimator.support_vectors_
+    K = pairwise_kernels(S, metric="rbf", gamma=0.3)
+    a = estimator.dual_coef_
+    norms = np.sqrt(np.einsum("ci,ij,cj->c", a, K, a))
+    assert_allclose(estimator._coef_norm, norms, rtol=1e-10)
+    scores = estimator.decision_function(X)
+    signs = np.where(y[:, None] == estimator.classes_[None, :], 1, -1)
+    assert_allclose(
+        estimator.margin_, (signs * scores).min(axis=0) / norms, rtol=1e-9, atol=1e-12
+    )
+
+
+def test_support_reconstructs_the_decision_function():
+    X, y = noisy_sample(n_samples=200, random_state=9)
+    X_test = np.random.RandomState(10).randn(50, 3)
+    estimator = KernelPerceptron(gamma=0.5, random_state=0, max_iter=20).fit(X, y)
+    assert len(estimator.support_) < len(X)
+    assert_array_equal(estimator.support_vectors_, X[estimator.support_])
+    kernel = pairwise_kernels(X_test, X[estimator.support_], metric="rbf", gamma=0.5)
+    assert_allclose(
+        estimator.decision_function(X_test),
+        kernel @ estimator.dual_coef_[0],
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+def test_compression_one_epoch_on_the_support_alone():
+    """An epoch of the perceptron on its own mistakes, in their order, makes
+    the same updates: the support is a compression of the sample."""
+    X, y = noisy_sample(n_samples=150, random_state=11)
+    params = dict(kernel="poly", degree=3, gamma=0.3, shuffle=False, max_iter=1)
+    full = KernelPerceptron(**params).fit(X, y)
+    kept = np.sort(full.support_)
+    compressed = KernelPerceptron(**params).fit(X[kept], y[kept])
+    assert len(compressed.support_) == len(kept)
+    assert_allclose(dual_vector(compressed, len(kept)), dual_vector(full, len(X))[kept])
+    assert_array_equal(compressed.predict(X), full.predict(X))
+
+
+@pytest.mark.parametrize("budget", [None, 15])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_partial_fit_is_one_epoch_of_fit(budget, n_classes):
+    X, y = noisy_sample(n_samples=90, n_classes=n_classes, random_state=12)
+    params = dict(gamma=0.5, beta="scale", average=True, budget=budget)
+    full = KernelPerceptron(shuffle=False, max_iter=1, **params).fit(X, y)
+    stream = KernelPerceptron(shuffle=False, **params)
+    for chunk in np.array_split(np.arange(len(y)), 4):
+        stream.partial_fit(X[chunk], y[chunk], classes=np.unique(y))
+    assert_array_equal(stream.support_, full.support_)
+    assert_array_equal(stream.n_updates_, full.n_updates_)
+    assert_allclose(stream.dual_coef_, full.dual_coef_, rtol=1e-12)
+    assert_allclose(stream.decision_function(X), full.decision_function(X))
+
+
+def test_budget_bounds_the_support_and_warns_on_no_convergence():
+    X, y = noisy_sample(n_samples=200, random_state=13)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        estimator = KernelPerceptron(budget=10, max_iter=5, random_state=0).fit(X, y)
+    assert len(estimator.support_) == 10
+    assert not estimator.converged_
+
+
+def test_pickle_and_refit_are_reproducible():
+    X, y = noisy_sample(n_samples=100, n_classes=3, random_state=14)
+    estimator = KernelPerceptron(random_state=3, max_iter=10).fit(X, y)
+    again = pickle.loads(pickle.dumps(estimator))
+    assert_array_equal(again.decision_function(X), estimator.decision_function(X))
+    refit = KernelPerceptron(random_state=3, max_iter=10).fit(X, y)
+    assert_array_equal(refit.dual_coef_, estimator.dual_coef_)
+
+
+def test_inverse_dot_kernel():
+    X = np.random.RandomState(15).uniform(-0.5, 0.5, size=(30, 3))
+    K = inverse_dot_kernel(X, nu=0.9)
+    assert_allclose(K, 1.0 / (1.0 - 0.9 * X @ X.T))
+    assert_allclose(inverse_dot_kernel(X, X[:5]), 1.0 / (1.0 - X @ X[:5].T / 3))
+    assert inverse_dot_kernel(X[0], X[1], nu=0.9) == pytest.approx(K[0, 1])
+    # pairwise_kernels calls it as a callable on pairs of samples.
+    assert_allclose(pairwise_kernels(X, metric=inverse_dot_kernel, nu=0.9), K)
+    with pytest.raises(ValueError, match="undefined where nu <x, y> >= 1"):
+        inverse_dot_kernel(X, nu=1 / (X**2).sum(axis=1).max())
+    with pytest.raises(ValueError, match="nu"):
+        inverse_dot_kernel(X, nu=-1.0)
+
+
+def test_inverse_dot_kernel_in_the_perceptron():
+    X, y = noisy_sample(n_samples=60, random_state=16)
+    X = X / (2 * np.linalg.norm(X, axis=1).max())
+    estimator = KernelPerceptron(kernel="inverse_dot", gamma=1.0, shuffle=False)
+    estimator.fit(X, y)
+    gram = KernelPerceptron(kernel="precomputed", shuffle=False)
+    gram.fit(inverse_dot_kernel(X, nu=1.0), y)
+    assert_allclose(estimator.dual_coef_, gram.dual_coef_)
+    # With nu = 8 the sample leaves the ball of radius 1 / sqrt(nu): the
+    # kernel is undefined at the longest example, found before training.
+    with pytest.raises(ValueError, match="undefined"):
+        KernelPerceptron(kernel="inverse_dot", gamma=8.0).fit(X, y)
