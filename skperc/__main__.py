@@ -1,8 +1,10 @@
 """A short tour: ``python -m skperc``.
 
-Fits the margin perceptrons beside scikit-learn's Perceptron on data that
-ships with scikit-learn and prints, for each, the held-out accuracy, the
-margin on the training data, the number of updates and the fit time.
+Fits the margin perceptrons beside scikit-learn's Perceptron, and the other
+learners of skperc beside their scikit-learn counterparts, on data that
+ships with scikit-learn. It prints, for each, the held-out accuracy, the
+margin on the training data (for the perceptrons), the number of updates
+and the fit time.
 """
 
 import time
@@ -13,9 +15,18 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
 
-from skperc import MarginPerceptron
+from skperc import (
+    HalvingClassifier,
+    KernelPerceptron,
+    LinearProgramClassifier,
+    MarginMLPClassifier,
+    MarginPerceptron,
+)
+from skperc.metrics import margin
 
 # Wine is separable one-vs-rest, so every margin perceptron converges there
 # and the margins can be compared; the other two are not separable.
@@ -38,20 +49,19 @@ MODELS = {
     'MarginPerceptron("scale", average)': lambda: MarginPerceptron(
         beta="scale", average=True, random_state=0
     ),
+    'KernelPerceptron("rbf", "scale")': lambda: KernelPerceptron(
+        beta="scale", random_state=0
+    ),
+    "sklearn SVC()": lambda: SVC(),
+    "LinearProgramClassifier(C=1)": lambda: LinearProgramClassifier(C=1.0),
+    "HalvingClassifier()": lambda: HalvingClassifier(),
+    'MarginMLPClassifier(beta="power")': lambda: MarginMLPClassifier(
+        (100,), beta="power", max_iter=50, random_state=0
+    ),
+    "sklearn MLPClassifier()": lambda: MLPClassifier(
+        (100,), max_iter=50, random_state=0
+    ),
 }
-
-
-def smallest_margin(estimator, X, y):
-    """The smallest geometric margin y f(x) / ||w|| over the training data
-    and the one-vs-rest problems: negative when a problem is not separated."""
-    scores = estimator.decision_function(X).reshape(len(X), -1)
-    if scores.shape[1] == 1:
-        signs = np.where(y == estimator.classes_[1], 1.0, -1.0)[:, None]
-    else:
-        signs = np.where(y[:, None] == estimator.classes_, 1.0, -1.0)
-    return float(
-        ((signs * scores).min(axis=0) / np.linalg.norm(estimator.coef_, axis=1)).min()
-    )
 
 
 def tour_row(name, estimator, X_train, X_test, y_train, y_test):
@@ -60,20 +70,26 @@ def tour_row(name, estimator, X_train, X_test, y_train, y_test):
         start = time.perf_counter()
         estimator.fit(X_train, y_train)
         seconds = time.perf_counter() - start
-    updates = getattr(estimator, "n_updates_", None)
+    # margins, updates and convergence are the perceptrons' own notions
+    perceptron = isinstance(estimator, (Perceptron, MarginPerceptron, KernelPerceptron))
+    updates = getattr(estimator, "n_updates_", None) if perceptron else None
     converged = getattr(estimator, "converged_", None)
+    # SVC and KernelPerceptron count the epochs of each problem
+    epochs = getattr(estimator, "n_iter_", None)
+    smallest = (
+        f"{margin(estimator, X_train, y_train).min():9.4f}" if perceptron else "-"
+    )
     return (
-        f"{name:36} {estimator.score(X_test, y_test):8.3f} "
-        f"{smallest_margin(estimator, X_train, y_train):9.4f} "
+        f"{name:36} {estimator.score(X_test, y_test):8.3f} {smallest:>9} "
         f"{'-' if updates is None else updates.sum():>9} "
-        f"{estimator.n_iter_:>6} "
+        f"{'-' if epochs is None else int(np.max(epochs)):>6} "
         f"{'-' if converged is None else 'yes' if converged else 'no':>9} "
         f"{seconds:7.3f}"
     )
 
 
 def main():
-    print("skperc tour: the margin perceptrons beside scikit-learn's Perceptron")
+    print("skperc tour: the learners of skperc beside scikit-learn's")
     print(
         "Standardized features, a quarter of each dataset held out. margin: the "
         "smallest\ngeometric margin of a one-vs-rest problem on the training "

@@ -13,11 +13,11 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
-    check_is_fitted,
     validate_data,
 )
 
 from ._classes import check_class_count
+from ._linear import LinearPredictMixin
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 
@@ -39,7 +39,7 @@ def _check_separated(X, signs, coef, intercept):
         )
 
 
-class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
+class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     """A halfspace consistent with the sample, found by linear programming.
 
     The empirical risk minimizer over halfspaces of lecture 5 (section 5.1):
@@ -259,45 +259,6 @@ class LinearProgramClassifier(ClassifierMixin, BaseEstimator):
             bounds=bounds,
             method="highs",
         )
-
-    def decision_function(self, X):
-        """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For a binary problem, positive values favour ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_VALIDATION)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores += self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict a class for each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the binary decision value is ``>= 0``,
-            else ``classes_[0]``; with several classes, the class of the
-            largest decision value.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -105,7 +105,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-4
         Training stops when the training loss (or, with
         ``early_stopping=True``, the validation accuracy) has not improved by
-        at least ``tol`` for ``n_iter_no_change`` consecutive epochs.
+        at least ``tol`` for ``n_iter_no_change`` consecutive epochs. The
+        training loss is watched only with a constant ``beta``: with a
+        threshold that changes over time (``"power"``, or a schedule other
+        than :class:`~skperc.schedules.ConstantThreshold`), the losses of two
+        epochs are measured against different margins, so without early
+        stopping the run makes its ``max_iter`` epochs, and no
+        :class:`~sklearn.exceptions.ConvergenceWarning`.
 
     early_stopping : bool, default=False
         Whether to set aside ``validation_fraction`` of the training data
@@ -150,7 +156,8 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         ``loss_`` after each epoch.
 
     best_loss_ : float or None
-        The smallest ``loss_`` so far; ``None`` with ``early_stopping=True``.
+        The smallest ``loss_`` so far; ``None`` with ``early_stopping=True``
+        or with a threshold that changes over time.
 
     validation_scores_ : list of float or None
         The accuracy on the validation set after each epoch; ``None``
@@ -575,6 +582,12 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         batch_size = min(self.batch_size, n_samples)
         order = np.arange(n_samples)
         total_weight = float(weight.sum())
+        # A threshold that moves with t makes the training losses of two
+        # epochs incomparable: with no validation score to watch, the run
+        # takes its max_iter epochs, as scikit-learn's SGD does with tol=None.
+        watched = validation is not None or isinstance(schedule, ConstantThreshold)
+        if not watched:
+            self.best_loss_ = None
         self.n_iter_ = 0
         for _ in range(self.max_iter):
             if self.shuffle:
@@ -589,7 +602,8 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             self.loss_curve_.append(self.loss_)
             if self.verbose:
                 print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
-            self._update_no_improvement_count(validation)
+            if watched:
+                self._update_no_improvement_count(validation)
             if self._no_improvement_count > self.n_iter_no_change:
                 if self.verbose:
                     measure = (
@@ -604,7 +618,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
                 break
             if incremental:
                 break
-            if self.n_iter_ == self.max_iter:
+            if watched and self.n_iter_ == self.max_iter:
                 warnings.warn(
                     f"{type(self).__name__} reached max_iter={self.max_iter} "
                     "epochs and the optimization hasn't converged yet. Consider "

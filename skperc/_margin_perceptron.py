@@ -8,20 +8,18 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
-    check_is_fitted,
     validate_data,
 )
 
 from ._classes import (
     check_class_count,
-    classes_from_scores,
     partial_fit_codes,
     warn_not_converged,
 )
+from ._linear import LinearPredictMixin
 from ._margin_perceptron_fast import run_epochs, smallest_margins
 from .schedules import ThresholdSchedule, _compiled_threshold
 
@@ -31,7 +29,7 @@ _NO_LIFT, _FIXED_LIFT, _AUTO_LIFT = 0, 1, 2
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
 
 
-class MarginPerceptron(ClassifierMixin, BaseEstimator):
+class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     """Rosenblatt's perceptron and the margin perceptrons.
 
     The perceptron visits the examples in order, one pass per epoch, and on
@@ -381,44 +379,6 @@ class MarginPerceptron(ClassifierMixin, BaseEstimator):
         if first_call:
             self._start_run(run_classes, X.shape[1])
         return self._train(X, codes, weight, threshold, 1, stop_when_separated=False)
-
-    def decision_function(self, X):
-        """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For a binary problem, positive values favour ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_VALIDATION)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores += self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict a class for each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the binary decision value is ``>= 0``,
-            else ``classes_[0]``; with several classes, the class of the
-            largest decision value.
-        """
-        # decision_function first: it raises NotFittedError before fit
-        scores = self.decision_function(X)
-        return classes_from_scores(self.classes_, scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

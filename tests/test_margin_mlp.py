@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from reference_mlp import he_init, reference_fit
+from sklearn.base import clone
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network._stochastic_optimizers import (
@@ -209,6 +210,30 @@ def test_convergence_warning_and_stopping_rule(blobs):
     last_gain = np.flatnonzero(np.array(clf.loss_curve_[1:]) < best[:-1] - clf.tol)
     assert clf.n_iter_ - (last_gain[-1] + 2) == clf.n_iter_no_change + 1
     assert clf.best_loss_ == min(clf.loss_curve_)
+
+
+def test_a_moving_threshold_runs_its_max_iter_epochs():
+    # On digits the loss of beta="power" rises after a few epochs while the
+    # margin grows; watched like a constant margin's, it would stop the run
+    # early, far from trained.
+    X, y = load_digits(return_X_y=True)
+    clf = MarginMLPClassifier((32,), beta="power", max_iter=40, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf.fit(X, y)
+    assert clf.n_iter_ == 40 and clf.best_loss_ is None
+    best, count, stop = np.inf, 0, None
+    for epoch, loss in enumerate(clf.loss_curve_, start=1):
+        count = count + 1 if loss > best - clf.tol else 0
+        best = min(best, loss)
+        if count > clf.n_iter_no_change:
+            stop = epoch
+            break
+    assert stop is not None and stop < 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cut = clone(clf).set_params(max_iter=stop).fit(X, y)
+    assert clf.score(X, y) > cut.score(X, y) + 0.05
 
 
 def test_early_stopping_keeps_the_best_epoch():
