@@ -22,10 +22,14 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .schedules import ConstantThreshold, SublinearThreshold, ThresholdSchedule
+from .schedules import (
+    ConstantThreshold,
+    SublinearThreshold,
+    ThresholdSchedule,
+    _checked,
+)
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
-_RADIUS_RULES = ("none", "max", "double")
 
 
 class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
@@ -423,13 +427,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             schedule = SublinearThreshold(self.c)
         else:
             schedule = ConstantThreshold(self.beta)
-        schedule._validate_params()
-        if schedule.radius_rule not in _RADIUS_RULES:
-            raise ValueError(
-                f"{type(schedule).__name__}.radius_rule must be one of "
-                f"{sorted(_RADIUS_RULES)}; got {schedule.radius_rule!r}."
-            )
-        return schedule
+        return _checked(schedule)
 
     def _fit(self, X, y, sample_weight, classes, incremental):
         hidden_layer_sizes = np.atleast_1d(self.hidden_layer_sizes)

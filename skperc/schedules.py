@@ -291,17 +291,22 @@ _PYTHON_KIND = 3
 _RADIUS_RULES = {"none": 0, "max": 1, "double": 2}
 
 
-def _compiled_threshold(beta, alpha):
-    """The schedule selected by ``beta`` and ``alpha``, checked, as the
-    keyword arguments of the compiled loops: kind, beta, alpha, schedule
-    and radius_rule."""
-    schedule = _resolve_schedule(beta, alpha)
+def _checked(schedule):
+    """The schedule, its parameters and its radius rule validated."""
     schedule._validate_params()
     if schedule.radius_rule not in _RADIUS_RULES:
         raise ValueError(
             f"{type(schedule).__name__}.radius_rule must be one of "
             f"{sorted(_RADIUS_RULES)}; got {schedule.radius_rule!r}."
         )
+    return schedule
+
+
+def _compiled_threshold(beta, alpha):
+    """The schedule selected by ``beta`` and ``alpha``, checked, as the
+    keyword arguments of the compiled loops: kind, beta, alpha, schedule
+    and radius_rule."""
+    schedule = _checked(_resolve_schedule(beta, alpha))
     return dict(
         kind=_COMPILED_KINDS.get(type(schedule), _PYTHON_KIND),
         beta=float(getattr(schedule, "beta", 0.0)),
