@@ -29,7 +29,7 @@ N_FEATURES = 20
 N_THRESHOLDS = 25_000
 N_STREAM = 10_000
 
-# The targets of the issue that asked for this benchmark.
+# The targets this benchmark checks.
 FIT_SECONDS = 1.0
 PREDICT_SECONDS = 1.0
 SPEEDUP = 60.0

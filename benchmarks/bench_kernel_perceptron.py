@@ -33,7 +33,7 @@ from sklearn.svm import SVC
 
 from skperc import KernelPerceptron
 
-# The targets of the issue that asked for this benchmark.
+# The targets this benchmark checks.
 TIME_RATIO_TARGET = 0.5  # on the 20,000-sample set
 ACCURACY_GAP_TARGET = 0.01  # on every set
 GRID = [

@@ -28,7 +28,7 @@ from sklearn.model_selection import train_test_split
 
 from skperc import MarginPerceptron
 
-# The targets of the issue that asked for this benchmark: the largest
+# The targets this benchmark checks: the largest
 # acceptable ratio of fit times.
 TARGETS = {
     "dense 100,000 x 100, binary": 1.0,

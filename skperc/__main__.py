@@ -74,8 +74,9 @@ def tour_row(name, estimator, X_train, X_test, y_train, y_test):
     perceptron = isinstance(estimator, (Perceptron, MarginPerceptron, KernelPerceptron))
     updates = getattr(estimator, "n_updates_", None) if perceptron else None
     converged = getattr(estimator, "converged_", None)
-    # SVC and KernelPerceptron count the epochs of each problem
-    epochs = getattr(estimator, "n_iter_", None)
+    # n_iter_ counts epochs for these (per problem for KernelPerceptron), but
+    # solver iterations for SVC and the linear program
+    epochs = estimator.n_iter_ if perceptron or hasattr(estimator, "loss_") else None
     smallest = (
         f"{margin(estimator, X_train, y_train).min():9.4f}" if perceptron else "-"
     )

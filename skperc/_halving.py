@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classes import check_class_count, partial_fit_codes
+from ._classes import check_class_count, classes_from_scores, partial_fit_codes
 from ._halving_fast import run_stumps, stump_member, stump_votes
 from .concepts import (
     ConceptClass,
@@ -319,9 +319,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             class of the largest vote margin.
         """
         scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores >= 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return classes_from_scores(self.classes_, scores)
 
     def version_space(self, problem=0):
         """The indices of the concepts in a version space.
@@ -356,6 +354,9 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
     def _start_run(self, X, classes):
         """Fit the concept class and fill every version space."""
+        # Only some runs set these: none of a previous run's may remain.
+        for name in ("concept_mistakes_", "drawn_concept_"):
+            self.__dict__.pop(name, None)
         self.classes_ = classes
         concepts = self.concepts
         if isinstance(concepts, str):
@@ -535,9 +536,9 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
     def _positive_votes(self, X):
         """The members of each version space predicting +1 on each sample."""
-        positive = np.zeros((X.shape[0], len(self.n_mistakes_)), dtype=np.int64)
         if self._structured:
             return self._stump_votes(X)[0]
+        positive = np.zeros((X.shape[0], len(self.n_mistakes_)), dtype=np.int64)
         for p, live in enumerate(self._live):
             width = max(1, _CHUNK // max(1, X.shape[0]))
             for first in range(0, len(live), width):

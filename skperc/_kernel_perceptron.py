@@ -99,8 +99,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         The update threshold, as in :class:`MarginPerceptron`: ``0`` for
         the plain kernel perceptron, a constant ``> 0`` for the
         beta-perceptron, ``"scale"`` for the R-independent perceptron and
-        ``"power"`` for the infinity-perceptron, with the radius
-        ``rho^2 = max k(x, x)`` over the examples seen.
+        ``"power"`` for the infinity-perceptron, in feature space: the norm
+        of an example is ``sqrt(k(x, x))``, so ``"power"`` follows
+        ``rho^2 = max k(x, x)`` over the examples seen and ``"scale"`` sets
+        ``rho^2 = 4 k(x, x)`` whenever an example is longer than ``rho``.
 
     alpha : float, default=1.3
         The exponent of ``beta="power"``, in the open interval (1, 2).
@@ -519,7 +521,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         n_old = len(self._support_index)
         n_problems = len(self._n_steps)
         if n_old:
-            stack = sp.vstack if sp.issparse(X) else np.vstack
+            # batches of a partial_fit run may mix dense and sparse input
+            sparse = sp.issparse(X) or sp.issparse(self._support_rows)
+            stack = sp.vstack if sparse else np.vstack
             points = stack([self._support_rows, X]).astype(np.float64)
             if sp.issparse(points):
                 points = points.tocsr()

@@ -205,6 +205,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
                     "halfspace classifies every example correctly. Set C to a "
                     "float to minimize the slacks instead."
                 )
+            # At its iteration limit HiGHS may return a point, or none.
+            if result.status != _OPTIMAL and result.x is None:
+                raise ValueError(
+                    f"scipy.optimize.linprog failed on the training data: "
+                    f"{result.message}"
+                )
             if result.status == _ITERATION_LIMIT:
                 warnings.warn(
                     f"scipy.optimize.linprog stopped at its iteration limit: "

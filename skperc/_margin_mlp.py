@@ -109,7 +109,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-4
         Training stops when the training loss (or, with
         ``early_stopping=True``, the validation accuracy) has not improved by
-        at least ``tol`` for ``n_iter_no_change`` consecutive epochs. The
+        at least ``tol`` for more than ``n_iter_no_change`` epochs in a row. The
         training loss is watched only with a constant ``beta``: with a
         threshold that changes over time (``"power"``, or a schedule other
         than :class:`~skperc.schedules.ConstantThreshold`), the losses of two
@@ -130,8 +130,9 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         open interval (0, 1). Used only when ``early_stopping=True``.
 
     n_iter_no_change : int, default=10
-        The number of epochs without an improvement of at least ``tol``
-        after which training stops.
+        Training stops at the first epoch that ends more than
+        ``n_iter_no_change`` consecutive epochs without an improvement of at
+        least ``tol`` (as in :class:`~sklearn.neural_network.MLPClassifier`).
 
     warm_start : bool, default=False
         Whether :meth:`fit` continues from the weights of the previous call
@@ -459,6 +460,8 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
                 [X.shape[1], *hidden_layer_sizes.tolist(), targets.shape[1]],
                 X.dtype,
             )
+        if not incremental or not continuing:
+            self._start_stopping_rule()
         if not incremental or not hasattr(self, "_optimizer"):
             params = self.coefs_ + self.intercepts_
             if self.solver == "adam":
@@ -550,6 +553,9 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         self.n_updates_ = 0
         self._radius = 0.0
         self.loss_curve_ = []
+
+    def _start_stopping_rule(self):
+        """A fresh state of the stopping rule, for each call of fit."""
         self._no_improvement_count = 0
         if self.early_stopping:
             self.validation_scores_ = []
@@ -586,6 +592,9 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         watched = validation is not None or isinstance(schedule, ConstantThreshold)
         if not watched:
             self.best_loss_ = None
+        elif validation is None and self.best_loss_ is None:
+            # a partial_fit run whose threshold was moving until now
+            self.best_loss_ = np.inf
         self.n_iter_ = 0
         for _ in range(self.max_iter):
             if self.shuffle:

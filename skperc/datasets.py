@@ -267,14 +267,12 @@ def adversarial_basis_mistakes(estimator, delta):
     y = np.empty(n, dtype=np.int64)
     y[0] = -1
     learner.partial_fit(X[:1], y[:1], classes=classes)
-    n_mistakes = 1
     for i in range(1, n):
-        prediction = learner.predict(X[i : i + 1])[0]
-        y[i] = -prediction
-        n_mistakes += int(prediction != y[i])
+        y[i] = -learner.predict(X[i : i + 1])[0]
         learner.partial_fit(X[i : i + 1], y[i : i + 1])
     return Bunch(
-        n_mistakes=n_mistakes,
+        # every label is the opposite of the prediction made before it
+        n_mistakes=n,
         X=X,
         y=y,
         coef=y / math.sqrt(n),

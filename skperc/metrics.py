@@ -42,9 +42,9 @@ def margin(estimator_or_coef, X, y):
     not separate the sample. For a linear model, ``f_c(x) = coef_[c] . x +
     intercept_[c]`` and ``||w_c|| = ||coef_[c]||``, the intercept not
     counted: this is the ``margin_`` of :class:`~skperc.MarginPerceptron`
-    on its training data, to the last bit. For a kernel model (one with
-    ``dual_coef_``), ``f_c`` is its ``decision_function`` and ``||w_c||``
-    the norm of its weights in the feature space. A
+    on its training data, to the last bit. For a
+    :class:`~skperc.KernelPerceptron`, ``f_c`` is its ``decision_function``
+    and ``||w_c||`` the norm of its weights in the feature space. A
     :class:`~sklearn.pipeline.Pipeline` is measured on the output of its
     transformers.
 
@@ -54,8 +54,9 @@ def margin(estimator_or_coef, X, y):
     Parameters
     ----------
     estimator_or_coef : estimator or array-like of shape (n_features,)
-        A fitted classifier with ``coef_`` and ``intercept_``, or with
-        ``dual_coef_``; a pipeline ending in one; or a weight vector.
+        A fitted classifier with ``coef_`` and ``intercept_`` (one row per
+        one-vs-rest problem), or a :class:`~skperc.KernelPerceptron`; a
+        pipeline ending in one; or a weight vector.
 
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The sample.
@@ -123,7 +124,21 @@ def _estimator_margins(estimator, X, y):
             f"the classes of the estimator, {classes.tolist()}."
         )
     first_class = 1 if len(classes) == 2 else 0
-    if hasattr(estimator, "dual_coef_"):
+    n_problems = len(classes) - first_class
+    if hasattr(estimator, "coef_"):
+        coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=np.float64))
+        if coef.shape[0] != n_problems:
+            raise TypeError(
+                f"{type(estimator).__name__} has {coef.shape[0]} rows of "
+                f"coef_ for {len(classes)} classes; margin measures one "
+                "weight vector per one-vs-rest problem (one for two classes)."
+            )
+        if coef.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(estimator).__name__} "
+                f"has {coef.shape[1]} weights per problem."
+            )
+    elif hasattr(estimator, "_coef_norm"):
         scores = estimator.decision_function(X).reshape(len(y), -1)
         targets = np.arange(first_class, len(classes))
         signs = np.where(codes[:, None] == targets, 1.0, -1.0)
@@ -131,7 +146,11 @@ def _estimator_margins(estimator, X, y):
         norms = estimator._coef_norm
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(norms > 0, smallest / norms, 0.0)
-    coef = np.asarray(estimator.coef_, dtype=np.float64).reshape(-1, X.shape[1])
+    else:
+        raise TypeError(
+            "margin measures linear classifiers (with coef_ and intercept_) "
+            f"and KernelPerceptron; got {type(estimator).__name__}."
+        )
     intercept = np.broadcast_to(
         np.asarray(estimator.intercept_, dtype=np.float64), len(coef)
     )

@@ -236,7 +236,9 @@ def test_partial_fit_one_basis_vector_at_a_time():
         x = np.eye(d)[i : i + 1]
         guess = clf.predict(x)[0] if i else "yes"
         clf.partial_fit(x, ["no" if guess == "yes" else "yes"], classes=["no", "yes"])
-    assert clf.n_mistakes_[0] >= 1
+    # its own online predictions were those asked for, all wrong (the
+    # first one a tie of the vote: +1, "yes")
+    assert clf.n_mistakes_[0] == d
     assert clf.n_concepts_ == 2 * d  # one threshold per feature from e_1
     assert set(clf.predict(np.eye(d))) <= {"no", "yes"}
 
@@ -275,3 +277,16 @@ def test_bad_input():
         clf.version_space(1)
     with pytest.raises(ValueError, match="indices"):
         clf.concepts_.predict([[1.0]], [clf.n_concepts_])
+
+
+def test_a_refit_keeps_no_attribute_of_the_previous_run():
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 2, size=(40, 10)).astype(float)
+    y = X[:, 0] * X[:, 1]
+    clf = HalvingClassifier(concepts="conjunctions", randomized=True).fit(X, y)
+    assert hasattr(clf, "concept_mistakes_") and hasattr(clf, "drawn_concept_")
+    # 3^11 concepts are more than the counts are kept for
+    wider = np.hstack([X, X[:, :1]])
+    clf.set_params(randomized=False).fit(wider, y)
+    assert not hasattr(clf, "concept_mistakes_")
+    assert not hasattr(clf, "drawn_concept_")

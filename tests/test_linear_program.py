@@ -107,7 +107,6 @@ def test_a_hypothesis_consistent_on_the_specifying_sample_is_f_2n(n):
     {0, 1}^(2n)."""
     X, y = make_nested_boolean(n)
     cube = np.array(list(itertools.product([0.0, 1.0], repeat=2 * n)))
-    target = np.ones(len(cube), dtype=bool)
     target = cube[:, 0].astype(bool) & cube[:, 1].astype(bool)
     for k in range(2, 2 * n, 2):
         target = cube[:, k + 1].astype(bool) & (cube[:, k].astype(bool) | target)
@@ -175,3 +174,11 @@ def test_the_iteration_limit_warns(monkeypatch):
     with pytest.warns(ConvergenceWarning, match="iteration limit"):
         clf = LinearProgramClassifier(C=1.0).fit(X, y)
     np.testing.assert_array_equal(clf.status_, [1])
+
+    # HiGHS often stops at its limit with no point at all
+    def stopped_empty(*args, **kwargs):
+        return OptimizeResult(x=None, status=1, nit=7, message="Iteration limit")
+
+    monkeypatch.setattr(module, "linprog", stopped_empty)
+    with pytest.raises(ValueError, match="failed on the training data"):
+        LinearProgramClassifier(C=1.0).fit(X, y)

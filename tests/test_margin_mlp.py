@@ -322,3 +322,19 @@ def test_scikit_learn_optimizers_update_in_place():
         assert all(p is k for p, k in zip(params, kept, strict=True))
         assert (params[0] < 1).all() and (params[1] > 0).all()
         assert params[0].dtype == np.float32
+
+
+def test_a_continued_run_may_change_beta_and_early_stopping(blobs):
+    X, y = blobs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = MarginMLPClassifier((8,), beta="power", max_iter=5, warm_start=True)
+        clf.fit(X, y)
+        clf.set_params(beta=1.0).fit(X, y)
+        assert clf.best_loss_ == min(clf.loss_curve_[5:])
+        clf.set_params(early_stopping=True).fit(X, y)
+        assert len(clf.validation_scores_) == clf.n_iter_
+        online = MarginMLPClassifier((8,), beta="power")
+        online.partial_fit(X, y, classes=np.unique(y))
+        online.set_params(beta=1.0).partial_fit(X, y)
+        assert online.best_loss_ == online.loss_curve_[-1]

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_wine
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
 
 from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
 from skperc.datasets import make_margin_classification
@@ -116,6 +117,24 @@ def test_margin_checks_its_input():
         margin(clf, X, np.where(y > 0, 1, 5))
     with pytest.raises(ValueError, match="samples"):
         margin(clf, X, y[:-1])
+
+
+def test_margin_refuses_what_it_cannot_measure():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    # one-vs-one weights, 6 for 4 classes, are not one per one-vs-rest problem
+    four = y < 3
+    X4, y4 = np.vstack([X[four], -X[four][:20]]), np.r_[y[four], np.full(20, 3)]
+    with pytest.raises(TypeError, match="one-vs-rest"):
+        margin(SVC(kernel="linear").fit(X4, y4), X4, y4)
+    # a kernel model without a norm in feature space
+    with pytest.raises(TypeError, match="KernelPerceptron"):
+        margin(SVC().fit(X, y), X, y)
+    # weights of 13 features, read on 1 feature: no reshaping into 13 problems
+    binary = MarginPerceptron().fit(X, y == 0)
+    with pytest.raises(ValueError, match="13 weights"):
+        margin(binary, X[:, :1], y == 0)
+    assert margin(SVC(kernel="linear").fit(X, y == 0), X, y == 0).shape == (1,)
 
 
 @pytest.mark.parametrize("make_learner", LINEAR_KERNEL_LEARNERS)
