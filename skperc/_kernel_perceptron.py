@@ -24,7 +24,7 @@ from ._classes import (
     partial_fit_codes,
     warn_not_converged,
 )
-from ._kernel_perceptron_fast import kernel_diagonal, run_epochs
+from ._kernel_perceptron_fast import column_cache, kernel_diagonal, run_epochs
 from .kernels import inverse_dot_kernel
 from .schedules import ThresholdSchedule, _compiled_threshold
 
@@ -555,7 +555,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         support_state = np.array([0, n_old], dtype=np.int64)
 
         n_slots = int(self.cache_size * 2**20 // (8 * n_points))
-        columns = np.empty((min(max(n_slots, 1), n_points), n_points))
+        columns = column_cache(min(max(n_slots, 1), n_points), n_points)
         kind = _COMPILED_KERNELS.get(self.kernel, _PYTHON_KERNEL)
         if sp.issparse(points) or not isinstance(self.kernel, str):
             kind = _PYTHON_KERNEL

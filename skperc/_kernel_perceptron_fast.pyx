@@ -17,8 +17,10 @@ follow the function, for the norm ``||w||^2 = sum_r coef[c, r] f[c, r]``.
 """
 
 from cpython.ref cimport PyObject
+from cython.view cimport array as c_array
 from libc.math cimport pow, sqrt, tanh
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
@@ -422,6 +424,42 @@ cdef void _set_kernel(Kernel* kernel, const double[:, ::1] rows,
     kernel.n_columns = <int>rows.shape[1]
     kernel.sq_norms = &sq_norms[0] if sq_norms.shape[0] > 0 else NULL
     kernel.compute = <PyObject*>compute
+
+
+cdef extern from "Python.h":
+    int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr, size_t size)
+    int PyTraceMalloc_Untrack(unsigned int domain, uintptr_t ptr)
+
+
+# numpy's tracemalloc domain: the cache is counted like numpy's own arrays.
+cdef unsigned int _NUMPY_DOMAIN = 389047
+
+
+cdef void _free_traced(void* data) noexcept:
+    PyTraceMalloc_Untrack(_NUMPY_DOMAIN, <uintptr_t>data)
+    free(data)
+
+
+def column_cache(Py_ssize_t n_slots, Py_ssize_t n_points):
+    """Uninitialized memory for ``n_slots`` kernel columns of ``n_points``.
+
+    numpy advises the kernel to back large arrays with transparent huge
+    pages, and where the kernel then compacts memory on the first touch of a
+    page, some fits took twice as long as others. Memory from malloc is
+    touched page by page as the cache fills, at an even cost; it is reported
+    to tracemalloc as numpy reports its arrays.
+    """
+    cdef size_t size = n_slots * n_points * sizeof(double)
+    cdef c_array cache = c_array(
+        shape=(n_slots, n_points), itemsize=sizeof(double), format="d",
+        allocate_buffer=False,
+    )
+    cache.data = <char*>malloc(size)
+    if cache.data == NULL:
+        raise MemoryError(f"cannot allocate a cache of {size} bytes")
+    cache.callback_free_data = _free_traced
+    PyTraceMalloc_Track(_NUMPY_DOMAIN, <uintptr_t>cache.data, size)
+    return np.asarray(cache)
 
 
 def run_epochs(

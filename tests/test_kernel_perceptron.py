@@ -2,6 +2,7 @@
 MarginPerceptron and itself."""
 
 import pickle
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -318,3 +319,16 @@ def test_partial_fit_takes_dense_and_sparse_batches_in_any_order():
         mixed.partial_fit(first(X[:60]), y[:60], classes=[0, 1])
         mixed.partial_fit(second(X[60:]), y[60:])
         assert_allclose(mixed.decision_function(X), whole.decision_function(X))
+
+
+def test_tracemalloc_counts_the_column_cache():
+    """The cache comes from malloc, not numpy: it must still be counted in
+    the memory figures of the benchmark."""
+    X, y = make_classification(n_samples=400, n_features=5, random_state=0)
+    tracemalloc.start()
+    try:
+        KernelPerceptron(max_iter=3).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak >= 400 * 400 * 8  # one column of 400 points for each point
