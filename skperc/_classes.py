@@ -35,16 +35,25 @@ def partial_fit_codes(estimator, y, classes, first_call):
                 f"classes={unique_labels(classes).tolist()} is not the same "
                 f"as on the first call to partial_fit, {run_classes.tolist()}."
             )
-    codes = np.searchsorted(run_classes, y)
-    known = codes < len(run_classes)
-    known[known] = run_classes[codes[known]] == y[known]
+    codes = class_codes(
+        run_classes,
+        y,
+        f"classes {run_classes.tolist()}, given on the first call to partial_fit",
+    )
+    return run_classes, codes
+
+
+def class_codes(classes, y, named):
+    """The index in the sorted ``classes`` of each label of ``y``, which must
+    all be among them; ``named`` names the classes in the error."""
+    codes = np.searchsorted(classes, y)
+    known = codes < len(classes)
+    known[known] = classes[codes[known]] == y[known]
     if not known.all():
         raise ValueError(
-            f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-            f"classes {run_classes.tolist()}, given on the first call to "
-            "partial_fit."
+            f"y holds labels {np.unique(y[~known]).tolist()} that are not in {named}."
         )
-    return run_classes, codes
+    return codes
 
 
 def warn_not_converged(estimator):

@@ -20,6 +20,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
+from ._classes import class_codes
 from ._margin_perceptron import _geometric_margins, _rows
 from .schedules import (
     ConstantThreshold,
@@ -115,14 +116,7 @@ def _estimator_margins(estimator, X, y):
     if len(y) != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} samples, but y has {len(y)} labels.")
     classes = estimator.classes_
-    codes = np.searchsorted(classes, y)
-    known = codes < len(classes)
-    known[known] = classes[codes[known]] == y[known]
-    if not known.all():
-        raise ValueError(
-            f"y holds labels {np.unique(y[~known]).tolist()} that are not in "
-            f"the classes of the estimator, {classes.tolist()}."
-        )
+    codes = class_codes(classes, y, f"the classes of the estimator, {classes.tolist()}")
     first_class = 1 if len(classes) == 2 else 0
     n_problems = len(classes) - first_class
     if hasattr(estimator, "coef_"):
