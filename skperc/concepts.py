@@ -425,8 +425,8 @@ class IntegerHalfspaces(ConceptClass):
     >>> halfspaces = IntegerHalfspaces().fit([[0, 1]])
     >>> halfspaces.n_concepts
     27
-    >>> halfspaces.weights_[17], halfspaces.offsets_[17]
-    (array([0, 1], dtype=int8), np.int8(1))
+    >>> halfspaces.weights_[17].tolist(), int(halfspaces.offsets_[17])
+    ([0, 1], 1)
     >>> halfspaces.predict([[0, 1], [1, 0]], [17])
     array([[ 1],
            [-1]], dtype=int8)
