@@ -120,15 +120,20 @@ def assert_same(a, b, where="model", rtol=None):
         assert a == b, f"{where}: {a!r} != {b!r}"
 
 
-def assert_same_model(a, b, X, rtol=None):
-    """Two fitted estimators: every fitted attribute and every output on X
-    equal bit for bit (or, with rtol, predictions equal and the rest that
-    close)."""
-    assert_same(fitted_attributes(a), fitted_attributes(b), rtol=rtol)
+def assert_same_outputs(a, b, X, rtol=None):
+    """Two fitted estimators predict the same on X, and their other outputs
+    are equal bit for bit (or, with rtol, that close)."""
     for method in OUTPUT_METHODS:
         if hasattr(a, method):
             tolerance = None if method == "predict" else rtol
             assert_same(getattr(a, method)(X), getattr(b, method)(X), method, tolerance)
+
+
+def assert_same_model(a, b, X):
+    """Two fitted estimators: every fitted attribute and every output on X
+    equal bit for bit."""
+    assert_same(fitted_attributes(a), fitted_attributes(b))
+    assert_same_outputs(a, b, X)
 
 
 def _models_differ(a, b, X):
@@ -191,13 +196,13 @@ def _csr_tolerance(estimator):
     return None
 
 
-def _dense(estimator):
-    """The estimator with its sparse fitted attributes (the support vectors
-    of a CSR sample) made dense."""
-    for name, value in fitted_attributes(estimator).items():
-        if sp.issparse(value):
-            setattr(estimator, name, value.toarray())
-    return estimator
+def _densified(attributes):
+    """The attributes with the sparse ones (the support vectors of a CSR
+    sample) made dense."""
+    return {
+        name: value.toarray() if sp.issparse(value) else value
+        for name, value in attributes.items()
+    }
 
 
 @pytest.mark.parametrize("estimator", SPARSE, ids=_ids(SPARSE))
@@ -206,10 +211,13 @@ def test_dense_and_csr_give_the_same_model(estimator):
     if "random_state" in estimator.get_params():
         estimator = clone(estimator).set_params(random_state=0)
     dense = _fit(clone(estimator), X, y)
-    sparse = _dense(_fit(clone(estimator), sp.csr_matrix(X), y))
+    sparse = _fit(clone(estimator), sp.csr_matrix(X), y)
     rtol = _csr_tolerance(estimator)
-    assert_same_model(dense, sparse, X_test, rtol)
-    assert_same_model(dense, sparse, sp.csr_matrix(X_test), rtol)
+    assert_same(
+        fitted_attributes(dense), _densified(fitted_attributes(sparse)), rtol=rtol
+    )
+    for X_eval in (X_test, sp.csr_matrix(X_test)):
+        assert_same_outputs(dense, sparse, X_eval, rtol)
 
 
 PARALLEL = [e for e in ESTIMATORS if "n_jobs" in e.get_params()]
