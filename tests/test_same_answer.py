@@ -1,0 +1,291 @@
+"""Every estimator gives the same answer however it is run: the same seed
+gives the same model, bit for bit, and so do dense and CSR input, one job
+and many, a pickle round-trip and concurrent predictions; a clone forgets
+the fit.
+
+The estimators are the configurations of test_common.ESTIMATORS.
+"""
+
+import functools
+import pickle
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
+from sklearn.utils.validation import check_is_fitted
+from test_common import ESTIMATORS
+
+from skperc import KernelPerceptron, MarginMLPClassifier
+from skperc._kernel_perceptron import _COMPILED_KERNELS
+
+OUTPUT_METHODS = ("predict", "decision_function", "predict_proba")
+
+
+def _ids(estimators):
+    """The class and the index in ESTIMATORS of each configuration (a repr
+    would hold the address of a callable kernel)."""
+    return [f"{type(e).__name__}-{ESTIMATORS.index(e)}" for e in estimators]
+
+
+def _data():
+    """Standardized iris (three classes, not all separable one-vs-rest), in
+    a fixed random order, with the small values set to zero so that its CSR
+    form has rows of different lengths."""
+    X, y = load_iris(return_X_y=True)
+    order = np.random.RandomState(0).permutation(len(y))
+    X = StandardScaler().fit_transform(X[order])
+    X[np.abs(X) < 0.5] = 0.0
+    return X, y[order]
+
+
+X_IRIS, Y_IRIS = _data()
+
+
+def _inputs(estimator):
+    """Training and test data for the estimator: the samples, or their
+    linear kernel matrices for a precomputed kernel."""
+    X_train, X_test = X_IRIS[:120], X_IRIS[120:]
+    if get_tags(estimator).input_tags.pairwise:
+        return X_train @ X_train.T, X_test @ X_train.T, Y_IRIS[:120]
+    return X_train, X_test, Y_IRIS[:120]
+
+
+def _fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def _partial_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.partial_fit(X, y, classes=np.unique(Y_IRIS))
+
+
+def fitted_attributes(estimator):
+    """The attributes a fit sets: those of vars() ending in an underscore."""
+    return {
+        name: value
+        for name, value in vars(estimator).items()
+        if name.endswith("_") and not name.startswith("__")
+    }
+
+
+def assert_same(a, b, where="model", rtol=None):
+    """a and b are equal bit for bit: arrays of the same dtype, shape and
+    values, sparse matrices of the same format and arrays, and containers
+    and objects (concept classes, schedules, random states) equal member by
+    member. With rtol, floating-point values need only be that close."""
+    assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
+    if isinstance(a, np.ndarray):
+        if rtol is None or not np.issubdtype(a.dtype, np.floating):
+            assert_array_equal(a, b, strict=True, err_msg=where)
+            # bit for bit: 0.0 and -0.0 differ
+            assert a.dtype == object or a.tobytes() == b.tobytes(), where
+        else:
+            assert a.dtype == b.dtype, f"{where}: {a.dtype} != {b.dtype}"
+            scale = np.max(np.abs(a), initial=0.0)
+            assert_allclose(a, b, rtol=rtol, atol=rtol * scale, err_msg=where)
+    elif sp.issparse(a):
+        assert a.format == b.format and a.shape == b.shape, where
+        for part in ("data", "indices", "indptr"):
+            assert_same(getattr(a, part), getattr(b, part), f"{where}.{part}", rtol)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (u, v) in enumerate(zip(a, b, strict=True)):
+            assert_same(u, v, f"{where}[{i}]", rtol)
+    elif isinstance(a, dict):
+        # the same keys, in any order: a refit may set them in another
+        assert a.keys() == b.keys(), f"{where}: keys {list(a)} != {list(b)}"
+        for key in a:
+            assert_same(a[key], b[key], f"{where}[{key!r}]", rtol)
+    elif isinstance(a, np.random.RandomState):
+        assert_same(a.get_state(), b.get_state(), f"{where}.get_state()")
+    elif isinstance(a, functools.partial):
+        assert_same((a.func, a.args, a.keywords), (b.func, b.args, b.keywords), where)
+    elif isinstance(a, (float, np.floating)):
+        # as a 0-d array: bit for bit unless rtol is given
+        assert_same(np.asarray(a), np.asarray(b), where, rtol)
+    elif hasattr(a, "__dict__") and not callable(a):
+        assert_same(vars(a), vars(b), f"{where}.__dict__", rtol)
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def assert_same_outputs(a, b, X, rtol=None):
+    """Two fitted estimators predict the same on X, and their other outputs
+    are equal bit for bit (or, with rtol, that close)."""
+    for method in OUTPUT_METHODS:
+        if hasattr(a, method):
+            tolerance = None if method == "predict" else rtol
+            assert_same(getattr(a, method)(X), getattr(b, method)(X), method, tolerance)
+
+
+def assert_same_model(a, b, X):
+    """Two fitted estimators: every fitted attribute and every output on X
+    equal bit for bit."""
+    assert_same(fitted_attributes(a), fitted_attributes(b))
+    assert_same_outputs(a, b, X)
+
+
+def _models_differ(a, b, X):
+    try:
+        assert_same_model(a, b, X)
+    except AssertionError:
+        return True
+    return False
+
+
+def _is_random(estimator):
+    """Whether, when it shuffles, another seed gives another run: every
+    seeded estimator but deterministic halving, whose seed draws concepts
+    it does not use."""
+    return estimator.get_params().get("randomized", True)
+
+
+SEEDED = [e for e in ESTIMATORS if "random_state" in e.get_params()]
+
+
+@pytest.mark.parametrize("estimator", SEEDED, ids=_ids(SEEDED))
+def test_same_seed_same_model(estimator):
+    X, X_test, y = _inputs(estimator)
+    # As listed, and shuffling where the estimator can, so that its seed
+    # matters.
+    shuffled = estimator
+    if estimator.get_params().get("shuffle") is False:
+        shuffled = clone(estimator).set_params(shuffle=True)
+    # The second fit refits an estimator fitted before on a binary sample,
+    # so that a state the refit kept would show.
+    binary = np.flatnonzero(y != 2)[:50]
+    X_binary = X[np.ix_(binary, binary)] if X.shape[0] == X.shape[1] else X[binary]
+    for variant in {id(e): e for e in (estimator, shuffled)}.values():
+        first = _fit(clone(variant).set_params(random_state=7), X, y)
+        second = _fit(clone(variant).set_params(random_state=7), X_binary, y[binary])
+        assert_same_model(first, _fit(second, X, y), X_test)
+    if _is_random(shuffled):
+        first = _fit(clone(shuffled).set_params(random_state=7), X, y)
+        other = _fit(clone(shuffled).set_params(random_state=8), X, y)
+        assert _models_differ(first, other, X_test)
+
+
+SPARSE = [e for e in ESTIMATORS if get_tags(e).input_tags.sparse]
+
+
+def _csr_tolerance(estimator):
+    """None where dense and CSR input give the same sums in the same order;
+    else the relative tolerance of the floating-point attributes."""
+    if isinstance(estimator, KernelPerceptron) and estimator.kernel in (
+        _COMPILED_KERNELS
+    ):
+        # Dense rows take the kernel columns of the compiled loop, CSR rows
+        # those of pairwise_kernels: the same kernel to rounding (see the
+        # Notes of KernelPerceptron).
+        return 1e-9
+    if isinstance(estimator, MarginMLPClassifier):
+        # Dense products run through BLAS, CSR products through
+        # scipy.sparse, which sum the same terms in another order.
+        return 1e-9
+    return None
+
+
+def _densified(attributes):
+    """The attributes with the sparse ones (the support vectors of a CSR
+    sample) made dense."""
+    return {
+        name: value.toarray() if sp.issparse(value) else value
+        for name, value in attributes.items()
+    }
+
+
+@pytest.mark.parametrize("estimator", SPARSE, ids=_ids(SPARSE))
+def test_dense_and_csr_give_the_same_model(estimator):
+    X, X_test, y = _inputs(estimator)
+    if "random_state" in estimator.get_params():
+        estimator = clone(estimator).set_params(random_state=0)
+    dense = _fit(clone(estimator), X, y)
+    sparse = _fit(clone(estimator), sp.csr_matrix(X), y)
+    rtol = _csr_tolerance(estimator)
+    assert_same(
+        fitted_attributes(dense), _densified(fitted_attributes(sparse)), rtol=rtol
+    )
+    for X_eval in (X_test, sp.csr_matrix(X_test)):
+        assert_same_outputs(dense, sparse, X_eval, rtol)
+
+
+PARALLEL = [e for e in ESTIMATORS if "n_jobs" in e.get_params()]
+
+
+@pytest.mark.parametrize("estimator", PARALLEL, ids=_ids(PARALLEL))
+def test_one_job_and_all_jobs_give_the_same_model(estimator):
+    X, X_test, y = _inputs(estimator)
+    if "random_state" in estimator.get_params():
+        estimator = clone(estimator).set_params(random_state=0)
+    one = _fit(clone(estimator).set_params(n_jobs=1), X, y)
+    every = _fit(clone(estimator).set_params(n_jobs=-1), X, y)
+    assert len(one.classes_) > 2
+    assert_same_model(one, every, X_test)
+    if hasattr(estimator, "partial_fit"):
+        # a continued run evaluates the function so far on the new batch
+        _partial_fit(one, X[:40], y[:40])
+        _partial_fit(every, X[:40], y[:40])
+        assert_same_model(one, every, X_test)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_pickle_round_trip_is_the_same_model(estimator):
+    X, X_test, y = _inputs(estimator)
+    fitted = _fit(clone(estimator), X, y)
+    assert_same_model(pickle.loads(pickle.dumps(fitted)), fitted, X_test)
+
+
+ONLINE = [e for e in ESTIMATORS if hasattr(e, "partial_fit")]
+
+
+@pytest.mark.parametrize("estimator", ONLINE, ids=_ids(ONLINE))
+def test_pickled_partial_fit_continues_the_same_run(estimator):
+    X, X_test, y = _inputs(estimator)
+    first_batch, second_batch = X[:60], X[60:]
+    if "random_state" in estimator.get_params():
+        estimator = clone(estimator).set_params(random_state=0)
+    original = _partial_fit(clone(estimator), first_batch, y[:60])
+    copy = pickle.loads(pickle.dumps(original))
+    assert_same_model(copy, original, X_test)
+    _partial_fit(original, second_batch, y[60:])
+    _partial_fit(copy, second_batch, y[60:])
+    assert_same_model(copy, original, X_test)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_clone_of_a_fitted_estimator_is_unfitted(estimator):
+    X, _, y = _inputs(estimator)
+    fitted = _fit(clone(estimator), X, y)
+    copy = clone(fitted)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(copy)
+    assert_same(copy.get_params(), fitted.get_params())
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_concurrent_predictions_equal_sequential_ones(estimator):
+    X, X_test, y = _inputs(estimator)
+    fitted = _fit(clone(estimator), X, y)
+    # Enough rows that the calls overlap; a Python kernel holds the GIL
+    # for each pair, so more of its rows would only be slower.
+    if not callable(getattr(estimator, "kernel", None)):
+        X_test = np.tile(X_test, (20, 1))
+    methods = [m for m in OUTPUT_METHODS if hasattr(fitted, m)]
+    sequential = {m: getattr(fitted, m)(X_test) for m in methods}
+    # 8 threads, 4 calls each of every method, interleaved
+    calls = [m for _ in range(8 * 4) for m in methods]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda m: getattr(fitted, m)(X_test), calls))
+    for method, result in zip(calls, results, strict=True):
+        assert_same(result, sequential[method], method)
