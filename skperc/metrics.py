@@ -163,7 +163,8 @@ def _signed_sample(X, y):
     with the larger as +1."""
     X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
     labels = np.unique(y)
-    if np.isin(labels, [-1, 1]).all():
+    # string labels are never -1 or +1 (and NumPy 1 warns comparing them)
+    if labels.dtype.kind in "iuf" and np.isin(labels, [-1, 1]).all():
         return X, y.astype(np.float64)
     if len(labels) != 2:
         raise ValueError(
