@@ -28,6 +28,10 @@ KERNEL_PERCEPTRONS = [
 ]
 
 
+def _name(estimator):
+    return f"{type(estimator).__name__}[{ESTIMATORS.index(estimator)}]"
+
+
 def peak_memory(function, *args):
     """The most memory, in bytes, allocated at once while function runs,
     beyond what was allocated before."""
@@ -55,7 +59,7 @@ def float32_data():
     return X, y.astype(np.int64)
 
 
-@pytest.mark.parametrize("estimator", MARGIN_PERCEPTRONS, ids=repr)
+@pytest.mark.parametrize("estimator", MARGIN_PERCEPTRONS, ids=_name)
 def test_margin_perceptron_does_not_copy_X(estimator, float32_data):
     X, y = float32_data
     estimator = clone(estimator).set_params(max_iter=2)
@@ -91,7 +95,7 @@ LINEAR_GROWTH = 2.5
 SIZES = (2_000, 4_000)
 
 
-@pytest.mark.parametrize("estimator", KERNEL_PERCEPTRONS, ids=repr)
+@pytest.mark.parametrize("estimator", KERNEL_PERCEPTRONS, ids=_name)
 def test_kernel_perceptron_memory_is_linear(estimator):
     # A cache of a few columns, so that the O(n) part dominates the peak.
     estimator = clone(estimator).set_params(cache_size=0.1, max_iter=3)
