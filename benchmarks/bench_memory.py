@@ -16,7 +16,8 @@ intermediate the size of X, then measures the fit in two ways:
 - resource: ``ru_maxrss`` after the fit minus ``ru_maxrss`` once X is built,
   the growth of the process's resident peak.
 
-Figures are medians over ``--repeat`` processes.
+Figures are medians over ``--repeat`` processes; the fit times are taken
+with tracemalloc running.
 
 Run from the repository root::
 

@@ -475,7 +475,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
             )
             return columns, state
 
-        results = Parallel(n_jobs=n_blocks, prefer="threads")(
+        # Threads share X; a process backend set by the caller (loky, dask)
+        # would send each block its own copy.
+        results = Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(train_block)(columns)
             for columns in np.array_split(np.arange(n_problems), n_blocks)
         )
