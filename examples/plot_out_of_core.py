@@ -46,9 +46,10 @@ print(f"{path.stat().st_size / 2**20:.1f} MiB on disk, chunks of {chunk_size:,} 
 
 # %%
 # Stream the file through ``partial_fit``: three passes of chunks, in
-# order. tracemalloc counts numpy's arrays, so its peak is the memory the
-# stream used at most beyond the labels.
-streamed = MarginPerceptron(shuffle=False)
+# order, with the averaged perceptron (the last weights of a perceptron
+# swing on data it cannot separate). tracemalloc counts numpy's arrays, so
+# its peak is the memory the stream used at most beyond the labels.
+streamed = MarginPerceptron(shuffle=False, average=True)
 n_passes = 3
 accuracy = []
 tracemalloc.start()
@@ -64,12 +65,13 @@ print(f"streaming peak: {peak / 2**20:.1f} MiB for {X.nbytes / 2**20:.1f} MiB of
 # The same epochs on the whole array, for comparison.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
-    whole = MarginPerceptron(shuffle=False, max_iter=n_passes).fit(np.asarray(X), y)
+    whole = MarginPerceptron(shuffle=False, average=True, max_iter=n_passes)
+    whole.fit(np.asarray(X), y)
 print("epochs of fit:", whole.n_iter_)
 print("same coef_:", np.array_equal(streamed.coef_, whole.coef_))
 print("same intercept_:", np.array_equal(streamed.intercept_, whole.intercept_))
 
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
 ax.plot(range(1, n_passes + 1), accuracy, marker="o")
 ax.set(
     xlabel="passes of chunks (epochs)",
