@@ -399,7 +399,9 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         if not self._structured:
             self._history.append(X, codes)
         n_blocks = min(effective_n_jobs(self.n_jobs), n_problems)
-        Parallel(n_jobs=n_blocks, prefer="threads")(
+        # The blocks update this estimator's arrays in place: a process
+        # backend set by the caller (loky, dask) must not take them.
+        Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(learn_block)(X, codes, first_class, problems, draws)
             for problems in _contiguous_blocks(n_problems, n_blocks)
         )

@@ -318,7 +318,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         # A warm start keeps the features of the run it continues.
         X, y = validate_data(self, X, y, reset=not warm, **_VALIDATION)
         check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
+        # np.unique's inverse would hold five arrays of len(y) at once.
+        classes = np.unique(y)
+        codes = np.searchsorted(classes, y).astype(np.int32)
         if warm and not np.array_equal(classes, self.classes_):
             raise ValueError(
                 "warm_start=True continues the previous run, which needs the "
@@ -473,7 +475,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
             )
             return columns, state
 
-        results = Parallel(n_jobs=n_blocks, prefer="threads")(
+        # Threads share X; a process backend set by the caller (loky, dask)
+        # would send each block its own copy.
+        results = Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(train_block)(columns)
             for columns in np.array_split(np.arange(n_problems), n_blocks)
         )

@@ -4,6 +4,7 @@
 import math
 from functools import partial
 
+import joblib
 import numpy as np
 import pytest
 from reference_halving import reference_halving, vote_margins
@@ -251,6 +252,18 @@ def test_digits_one_vs_rest_with_threads():
     assert single.decision_function(X).shape == (len(X), 10)
     assert np.array_equal(single.concept_mistakes_, threaded.concept_mistakes_)
     assert np.array_equal(single.predict(X), threaded.predict(X))
+
+
+def test_n_jobs_inside_a_process_backend():
+    # The blocks of problems update the estimator in place: a process
+    # backend chosen by the caller must not run them in copies.
+    X, y = load_digits(return_X_y=True)
+    single = HalvingClassifier(concepts=DecisionStumps(n_thresholds=8)).fit(X, y)
+    with joblib.parallel_backend("loky"):
+        pooled = HalvingClassifier(concepts=DecisionStumps(n_thresholds=8), n_jobs=2)
+        pooled.fit(X, y)
+    assert np.array_equal(single.n_mistakes_, pooled.n_mistakes_)
+    assert np.array_equal(single.concept_mistakes_, pooled.concept_mistakes_)
 
 
 def test_bad_input():

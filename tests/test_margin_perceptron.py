@@ -1,7 +1,9 @@
+import os
 import pickle
 import re
 import warnings
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,6 +18,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 
+import skperc._margin_perceptron
 from skperc import MarginPerceptron
 from skperc.schedules import PowerThreshold, ScaleThreshold, ThresholdSchedule
 
@@ -228,6 +231,26 @@ def test_n_jobs_gives_the_same_model(params):
     one = quiet_fit(MarginPerceptron(**params, random_state=0, n_jobs=1), X, y)
     two = quiet_fit(MarginPerceptron(**params, random_state=0, n_jobs=2), X, y)
     assert_same_model(one, two)
+
+
+def test_n_jobs_inside_a_process_backend_shares_X(monkeypatch):
+    # The blocks of problems run in this process, on the caller's X, even
+    # when the caller chose a backend of processes.
+    X, y = noisy_data(n_classes=5, n_samples=150)
+    processes = set()
+
+    def run_epochs(*args, **kwargs):
+        processes.add(os.getpid())
+        return compiled_run_epochs(*args, **kwargs)
+
+    compiled_run_epochs = skperc._margin_perceptron.run_epochs
+    monkeypatch.setattr(skperc._margin_perceptron, "run_epochs", run_epochs)
+    with joblib.parallel_backend("loky"):
+        pooled = quiet_fit(MarginPerceptron(random_state=0, n_jobs=2), X, y)
+    assert processes == {os.getpid()}
+    monkeypatch.undo()
+    one = quiet_fit(MarginPerceptron(random_state=0, n_jobs=1), X, y)
+    assert_same_model(one, pooled)
 
 
 def test_random_state_gives_reproducible_shuffles():

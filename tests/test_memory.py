@@ -1,0 +1,112 @@
+"""Training memory, measured with tracemalloc (numpy's arrays are traced):
+MarginPerceptron trains on X without copying it, and KernelPerceptron's
+memory grows linearly with the sample, never holding a Gram matrix."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from test_common import ESTIMATORS
+
+from skperc import KernelPerceptron, MarginPerceptron
+
+# A fit may add at most this fraction of X.nbytes to the memory X takes.
+EXTRA_MEMORY = 0.25
+
+MARGIN_PERCEPTRONS = [e for e in ESTIMATORS if isinstance(e, MarginPerceptron)]
+KERNEL_PERCEPTRONS = [
+    e
+    for e in ESTIMATORS
+    if isinstance(e, KernelPerceptron)
+    and isinstance(e.kernel, str)
+    # a Gram matrix is the input of a precomputed kernel
+    and e.kernel != "precomputed"
+]
+
+
+def _name(estimator):
+    return f"{type(estimator).__name__}[{ESTIMATORS.index(estimator)}]"
+
+
+def peak_memory(function, *args):
+    """The most memory, in bytes, allocated at once while function runs,
+    beyond what was allocated before."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            function(*args)
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+@pytest.fixture(scope="module")
+def float32_data():
+    """200,000 x 50 float32 (40 MB), labels from a noisy hyperplane."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200_000, 50), dtype=np.float32)
+    y = (X[:, :5].sum(axis=1) + rng.standard_normal(len(X), dtype=np.float32)) > 0
+    return X, y.astype(np.int64)
+
+
+@pytest.mark.parametrize("estimator", MARGIN_PERCEPTRONS, ids=_name)
+def test_margin_perceptron_does_not_copy_X(estimator, float32_data):
+    X, y = float32_data
+    estimator = clone(estimator).set_params(max_iter=2)
+    extra = peak_memory(estimator.fit, X, y)
+    assert extra <= EXTRA_MEMORY * X.nbytes, extra / X.nbytes
+
+
+def test_memory_measure_sees_a_copy_of_X(float32_data):
+    # Fortran-ordered X is copied into C order: the same measure must see it.
+    X, y = float32_data
+    X = np.asfortranarray(X)
+    extra = peak_memory(MarginPerceptron(max_iter=2).fit, X, y)
+    assert extra >= X.nbytes
+
+
+def ring(n_samples, seed=0):
+    """A disc inside a ring, with three noise features."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(2, size=n_samples)
+    radius = np.where(
+        y == 1, rng.uniform(0, 1, n_samples), rng.uniform(1.1, 3, n_samples)
+    )
+    angle = rng.uniform(0, 2 * np.pi, n_samples)
+    X = rng.normal(scale=0.3, size=(n_samples, 5))
+    X[:, 0] = radius * np.cos(angle)
+    X[:, 1] = radius * np.sin(angle)
+    return X, y
+
+
+# Peaks at n and 2n samples: linear growth doubles the peak, a Gram matrix
+# quadruples it.
+LINEAR_GROWTH = 2.5
+SIZES = (2_000, 4_000)
+
+
+@pytest.mark.parametrize("estimator", KERNEL_PERCEPTRONS, ids=_name)
+def test_kernel_perceptron_memory_is_linear(estimator):
+    # A cache of a few columns, so that the O(n) part dominates the peak.
+    estimator = clone(estimator).set_params(cache_size=0.1, max_iter=3)
+    small, large = (peak_memory(clone(estimator).fit, *ring(n)) for n in SIZES)
+    assert large / small < LINEAR_GROWTH, (small, large)
+    # far below the n x n Gram matrix of float64
+    assert large < 8 * SIZES[1] ** 2 / 10
+
+
+def test_memory_measure_sees_a_gram_matrix():
+    small, large = (
+        peak_memory(pairwise_kernels, ring(n)[0], None, "rbf") for n in SIZES
+    )
+    assert large / small > LINEAR_GROWTH
