@@ -152,7 +152,7 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         "C": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, objective="feasibility", fit_intercept=True, C=None):
+    def __init__(self, *, objective="feasibility", fit_intercept=True, C=None):
         self.objective = objective
         self.fit_intercept = fit_intercept
         self.C = C
