@@ -22,6 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
     SublinearThreshold,
@@ -30,6 +31,12 @@ from .schedules import (
 )
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
+
+# The weights of a run stopped by an overflow are those of its last step.
+_REMEDY = (
+    "or lower learning_rate_init. The model holds the weights of the failed "
+    "step: fit it again"
+)
 
 
 class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
@@ -490,11 +497,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
         if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
-            raise ValueError(
-                "The weights overflowed to non-finite values. Scale the input "
-                "features (for example with StandardScaler) or lower "
-                "learning_rate_init."
-            )
+            raise_non_finite("the weights", "at the end of the run", _REMEDY)
         return self
 
     def _run_classes(self, y, classes, continuing, incremental):
@@ -603,6 +606,18 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             for start in range(0, n_samples, batch_size):
                 rows = order[start : start + batch_size]
                 epoch_loss += self._step(X[rows], targets[rows], weight[rows], schedule)
+            # A weight that overflowed may not reach the outputs (ReLU maps
+            # -inf to 0): every epoch checks them all.
+            if not (
+                np.isfinite(epoch_loss)
+                and all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_)
+            ):
+                raise_non_finite(
+                    "the loss or the weights",
+                    f"in epoch {self.n_iter_ + 1} ({self.n_updates_} updates counted): "
+                    "training stopped there",
+                    _REMEDY,
+                )
             self.n_iter_ += 1
             self.t_ += n_samples
             self.loss_ = epoch_loss / total_weight if total_weight > 0 else 0.0
@@ -638,6 +653,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     def _step(self, X, targets, weight, schedule):
         """One gradient step on a batch; returns the batch's weighted loss sum."""
         activations = self._forward(X)
+        if not np.isfinite(activations[-1]).all():
+            raise_non_finite(
+                "the output of the network",
+                f"in epoch {self.n_iter_ + 1} ({self.n_updates_} updates counted): "
+                "training stopped there",
+                _REMEDY,
+            )
         if schedule.radius_rule != "none":
             self._radius = _follow_radius(
                 self._radius,
