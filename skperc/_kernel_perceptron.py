@@ -234,6 +234,13 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     Labels are mapped to ``-1`` and ``+1``; :meth:`predict` gives
     ``classes_[1]`` on a decision value of exactly 0.
 
+    Kernel values that overflow (a ``"poly"`` or ``"linear"`` kernel on
+    huge inputs, a callable that returns inf or NaN) and decision values
+    that overflow stop the compiled loop at once with a ``ValueError``
+    that names the value and the remedy (scale the input, for example with
+    :class:`~sklearn.preprocessing.StandardScaler`); a :meth:`partial_fit`
+    call stopped so leaves the model as it was.
+
     References
     ----------
     .. [1] M. A. Aizerman, E. M. Braverman and L. I. Rozonoer, "Theoretical

@@ -135,6 +135,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     to the feasibility tolerance of HiGHS (about ``1e-7``), so the
     functional margins on the training data are at least about ``1 - 1e-7``.
 
+    The tolerances of HiGHS are absolute, so the programs are solved on
+    ``X`` multiplied by the power of 2 that brings its largest entry near 1
+    (exactly, and the classifier does not change) and the weights scaled
+    back. Weights that overflow then, on inputs so small that the
+    separating weights exceed the largest float, raise a ``ValueError``.
+
     References
     ----------
     .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.

@@ -229,6 +229,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     The solvers are scikit-learn's own, from the private module
     ``sklearn.neural_network._stochastic_optimizers``.
 
+    Outputs, a loss or weights that overflow (huge inputs, a large
+    ``learning_rate_init``) stop training in the epoch where they appear
+    with a ``ValueError`` that names the remedy: scale the input (for
+    example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
+    ``learning_rate_init``. The weights are then those of the failed step:
+    fit again.
+
     References
     ----------
     .. [1] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the

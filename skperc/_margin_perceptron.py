@@ -223,6 +223,16 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     weight 0 is skipped. :meth:`predict` gives ``classes_[1]`` on a decision
     value of exactly 0 (``sign(0) = +1``, as in the papers).
 
+    Inputs of huge norm or a large ``eta0`` can overflow the weights, the
+    decision values, the squared radius or the threshold (``beta="power"``
+    grows with every update). The compiled loop checks each value where it
+    changes and stops at the first that is not finite with a
+    ``ValueError`` naming it and the remedy: scale the input (for example
+    with :class:`~sklearn.preprocessing.StandardScaler`) or lower ``eta0``.
+    A :meth:`partial_fit` call stopped so leaves the model as it was. A
+    decision value of NaN (``inf - inf`` on huge input) makes
+    :meth:`predict` raise the same error.
+
     References
     ----------
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for
