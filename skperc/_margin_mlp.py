@@ -22,6 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._classes import check_no_nan_scores
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -727,6 +728,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
 
 def _predicted_codes(scores):
     """The index in classes_ of each prediction from the output units."""
+    check_no_nan_scores(scores)
     if scores.shape[1] == 1:
         return (scores[:, 0] >= 0).astype(np.intp)
     return scores.argmax(axis=1)

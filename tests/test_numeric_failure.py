@@ -149,6 +149,28 @@ def test_partial_fit_overflow_leaves_the_model_unchanged(estimator):
     np.testing.assert_array_equal(clf.n_updates_, reference.n_updates_)
 
 
+@pytest.mark.parametrize(
+    "estimator",
+    # a precomputed kernel takes kernel values, not the huge inputs here
+    [e for e in FIRST_CONFIGURATIONS if getattr(e, "kernel", None) != "precomputed"],
+    ids=lambda e: type(e).__name__,
+)
+def test_predict_never_guesses_from_a_nan_score(estimator):
+    X, y = _noisy_sample()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = clone(estimator).fit(X, y)
+    signs = np.array([[1, 1, -1], [-1, 1, 1], [1, -1, 1], [1, 1, 1], [-1, -1, 1]])
+    huge = 1e308 * signs
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = clf.decision_function(huge) if hasattr(clf, "decision_function") else 0
+        if np.isnan(scores).any():
+            with pytest.raises(ValueError, match="non-finite"):
+                clf.predict(huge)
+        else:
+            assert set(clf.predict(huge)) <= set(y)
+
+
 def test_predict_raises_on_a_nan_decision_value():
     X = np.array([[2.0, -2.0], [-2.0, 2.0]])
     clf = MarginPerceptron(fit_intercept=False, shuffle=False).fit(X, [1, 0])
