@@ -12,8 +12,7 @@ inside a block gives the same bits too.
 """
 
 from cpython.ref cimport PyObject
-from libc.float cimport DBL_MAX
-from libc.math cimport fabs, sqrt
+from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 import numpy as np
@@ -224,7 +223,7 @@ cdef inline bint _axpy(const floating* x, const index_t* ind, Py_ssize_t nnz,
         for j in range(nnz):
             v = w[ind[j] * stride] + a * <double>x[j]
             w[ind[j] * stride] = v
-            all_finite &= fabs(v) <= DBL_MAX
+            all_finite &= finite(v)
     return all_finite
 
 
