@@ -136,8 +136,11 @@ def test_partial_fit_overflow_leaves_the_model_unchanged(estimator):
     clf = clone(estimator).set_params(random_state=0)
     clf.partial_fit(X[:half], y[:half], classes=[0, 1])
     before = {name: array.copy() for name, array in _fitted_arrays(clf)}
+    huge = X[half:] * 1e160
+    with np.errstate(over="ignore"):
+        assert np.isinf((huge**2).sum(axis=1)).any()
     with pytest.raises(ValueError, match="non-finite"):
-        clf.partial_fit(X[half:] * 1e160, y[half:])
+        clf.partial_fit(huge, y[half:])
     for name, array in _fitted_arrays(clf):
         np.testing.assert_array_equal(array, before[name], err_msg=name)
     # The run goes on as if the batch had not come.
@@ -240,8 +243,17 @@ def test_kernel_perceptron_precomputed_inf_is_rejected_by_validation():
 
 def test_margin_mlp_large_learning_rate_stops_early():
     X, y = _noisy_sample()
+    learning_rate = 1e300
+    # After a step both layers' weights are of the order of the rate, and
+    # the output multiplies them.
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(learning_rate) ** 2)
     clf = MarginMLPClassifier(
-        (8,), solver="sgd", learning_rate_init=1e300, max_iter=10**6, random_state=0
+        (8,),
+        solver="sgd",
+        learning_rate_init=learning_rate,
+        max_iter=10**6,
+        random_state=0,
     )
     with pytest.raises(ValueError, match="non-finite") as error:
         clf.fit(X, y)
