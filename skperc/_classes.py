@@ -6,6 +6,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import unique_labels
 
+from ._nonfinite import raise_non_finite
+
 
 def check_class_count(estimator, classes):
     if len(classes) < 2:
@@ -69,9 +71,21 @@ def warn_not_converged(estimator):
     )
 
 
+def check_no_nan_scores(scores):
+    """A NaN score, from inf - inf in a sum on huge input, has no sign: it
+    raises rather than predict a class at random."""
+    if np.isnan(scores).any():
+        raise_non_finite(
+            "a decision value",
+            "on this input (inf - inf)",
+            "to the range the model was trained on",
+        )
+
+
 def classes_from_scores(classes, scores):
     """The predicted classes: ``classes[1]`` where a binary decision value is
     ``>= 0`` (``sign(0) = +1``), else the class of the largest value."""
+    check_no_nan_scores(scores)
     if scores.ndim == 1:
         return classes[(scores >= 0).astype(np.intp)]
     return classes[scores.argmax(axis=1)]

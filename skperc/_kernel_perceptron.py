@@ -25,6 +25,7 @@ from ._classes import (
     warn_not_converged,
 )
 from ._kernel_perceptron_fast import column_cache, kernel_diagonal, run_epochs
+from ._nonfinite import check_failure, new_failure, raise_non_finite
 from .kernels import inverse_dot_kernel
 from .schedules import ThresholdSchedule, _compiled_threshold
 
@@ -39,6 +40,8 @@ _COMPILED_KERNELS = {
     "precomputed": 5,
 }
 _PYTHON_KERNEL = 0
+
+_REMEDY = "or use a kernel of smaller values"
 
 
 def _kernel_is_not_precomputed(estimator):
@@ -230,6 +233,13 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     Labels are mapped to ``-1`` and ``+1``; :meth:`predict` gives
     ``classes_[1]`` on a decision value of exactly 0.
+
+    Kernel values that overflow (a ``"poly"`` or ``"linear"`` kernel on
+    huge inputs, a callable that returns inf or NaN) and decision values
+    that overflow stop the compiled loop at once with a ``ValueError``
+    that names the value and the remedy (scale the input, for example with
+    :class:`~sklearn.preprocessing.StandardScaler`); a :meth:`partial_fit`
+    call stopped so leaves the model as it was.
 
     References
     ----------
@@ -577,6 +587,12 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
         n_epochs = np.zeros(n_problems, dtype=np.int64)
         converged = np.zeros(n_problems, dtype=np.uint8)
+        # The loop counts in copies: a run stopped by an overflow leaves the
+        # estimator as it was before the call.
+        n_updates = self.n_updates_.copy()
+        n_steps = self._n_steps.copy()
+        radius_state = self._radius_state.copy()
+        failure = new_failure()
         run_epochs(
             rows,
             sq_norms,
@@ -599,11 +615,11 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             support_state,
             in_support,
             self.budget or 0,
-            self.n_updates_,
-            self._n_steps,
+            n_updates,
+            n_steps,
             n_epochs,
             converged,
-            self._radius_state,
+            radius_state,
             **rule,
             max_iter=max_iter,
             shuffle=self.shuffle,
@@ -612,7 +628,12 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             ),
             stop_when_separated=stop_when_separated,
             verbose=self.verbose,
+            failure=failure,
         )
+        check_failure(failure, _REMEDY)
+        self.n_updates_ = n_updates
+        self._n_steps = n_steps
+        self._radius_state = radius_state
 
         start, count = support_state
         support = queue[(start + np.arange(count)) % n_points]
@@ -647,13 +668,16 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             support_f = support_f - self._support_g / steps
             f = f - g / steps
         if not (np.isfinite(dual_coef).all() and np.isfinite(f).all()):
-            raise ValueError(
-                "The decision function overflowed to non-finite values. Scale "
-                "the input features (for example with StandardScaler), or use "
-                "a kernel of smaller values."
+            raise_non_finite(
+                "the averaged decision function", "at the end of the run", _REMEDY
             )
         # ||w||^2 = a^T K a = sum_j a_j f(x_j) over the support vectors.
-        self._coef_norm = np.sqrt(np.maximum((dual_coef * support_f).sum(axis=1), 0))
+        # (divided by the largest |f| first, whose square may overflow)
+        size = np.abs(support_f).max(axis=1, initial=0.0)[:, None]
+        size[size == 0] = 1.0
+        self._coef_norm = np.sqrt(
+            np.maximum((dual_coef * (support_f / size)).sum(axis=1), 0) * size[:, 0]
+        )
         signs = np.where(
             codes[None, :] == first_class + np.arange(len(f))[:, None], 1, -1
         )

@@ -24,6 +24,9 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+from ._overflow cimport (
+    DECISION_VALUE, KERNEL_VALUE, SQUARED_RADIUS, THRESHOLD, fail, finite,
+)
 from ._shuffle cimport shuffle_order
 from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
 
@@ -130,6 +133,7 @@ cdef struct Kernel:
 
 cdef struct Cache:
     double* columns           # (n_slots, n_points)
+    bint finite_columns       # whether every column computed was finite
     Py_ssize_t n_points
     Py_ssize_t n_slots
     Py_ssize_t n_used
@@ -241,9 +245,20 @@ cdef double* _column(Cache* cache, const Kernel* kernel,
         cache.owner[slot] = j
         _compute_column(kernel, j, slot, cache.columns + slot * cache.n_points,
                         cache.n_points)
+        cache.finite_columns = cache.finite_columns and _all_finite(
+            cache.columns + slot * cache.n_points, cache.n_points)
         cache.slot_of[j] = slot
     cache.last_used[slot] = cache.clock
     return cache.columns + slot * cache.n_points
+
+
+cdef inline bint _all_finite(const double* values,
+                            Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t r
+    cdef int all_finite = 1
+    for r in range(n):
+        all_finite &= finite(values[r])
+    return all_finite
 
 
 cdef inline void _add(double a, const double* column, double* f,
@@ -309,7 +324,10 @@ cdef Py_ssize_t _run_epochs(
     double* delta_avg,
     int64_t* epoch_updates,
     int64_t* epoch_changes,
+    int64_t* failure,
 ) except -1 nogil:
+    """The epochs of one call. A kernel value, radius, threshold or decision
+    value that is not finite stops the call, recorded in ``failure``."""
     cdef Py_ssize_t n = m.n_points
     cdef Py_ssize_t k = m.n_problems
     cdef Py_ssize_t epoch, ii, i, c, n_active, n_epochs = 0
@@ -324,6 +342,9 @@ cdef Py_ssize_t _run_epochs(
     for c in range(k):
         m.converged[c] = 0
         thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+        if not finite(thresholds[c]):
+            fail(failure, THRESHOLD, 0, m.n_updates[c], c)
+            return n_epochs
 
     for epoch in range(max_iter):
         n_active = 0
@@ -345,12 +366,21 @@ cdef Py_ssize_t _run_epochs(
             # The radius follows k(x, x) before the example is examined;
             # after the first epoch it cannot change.
             if epoch == 0:
+                if not finite(diag[i]):
+                    fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
+                    return n_epochs
                 if diag[i] > max_diag:
                     max_diag = diag[i]
                 if follow_radius(rule, diag[i], &rho2):
                     radius_changed = True
+                    if not finite(rho2):
+                        fail(failure, SQUARED_RADIUS, epoch, m.n_updates[0], 0)
+                        return n_epochs
                     for c in range(k):
                         thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+                        if not finite(thresholds[c]):
+                            fail(failure, THRESHOLD, epoch, m.n_updates[c], c)
+                            return n_epochs
 
             updated = False
             for c in range(k):
@@ -358,6 +388,9 @@ cdef Py_ssize_t _run_epochs(
                 if stop_when_separated and m.converged[c]:
                     continue
                 yc = 1.0 if y[i] == m.first_class + c else -1.0
+                if not finite(m.f[c * n + i]):
+                    fail(failure, DECISION_VALUE, epoch, m.n_updates[c], c)
+                    return n_epochs
                 m.n_steps[c] += 1
                 if yc * m.f[c * n + i] <= thresholds[c]:
                     delta[c] = yc * weight[i]
@@ -370,16 +403,25 @@ cdef Py_ssize_t _run_epochs(
                     updated = True
                     if rule.kind == POWER or rule.kind == PYTHON:
                         thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
+                        if not finite(thresholds[c]):
+                            fail(failure, THRESHOLD, epoch, m.n_updates[c], c)
+                            return n_epochs
             if not updated:
                 continue
 
             if not m.in_support[i]:
                 while m.budget > 0 and m.n_support >= m.budget:
                     _forget_oldest(m, cache, kernel, epoch_changes)
+                    if not cache.finite_columns:
+                        fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
+                        return n_epochs
                 m.queue[(m.queue_start + m.n_support) % n] = i
                 m.n_support += 1
                 m.in_support[i] = 1
             column = _column(cache, kernel, i)
+            if not cache.finite_columns:
+                fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
+                return n_epochs
             for c in range(k):
                 if delta[c] == 0.0:
                     continue
@@ -408,6 +450,10 @@ cdef Py_ssize_t _run_epochs(
                       f"{m.n_support} support vectors, "
                       f"radius {sqrt(max_diag):.6g}")
 
+    # The decision values of points not visited since their last change.
+    if not _all_finite(m.f, k * n) or (m.g != NULL and not _all_finite(m.g, k * n)):
+        fail(failure, DECISION_VALUE, n_epochs - 1, m.n_updates[0], 0)
+        return n_epochs
     radius[0] = max_diag
     radius[1] = rho2
     return n_epochs
@@ -499,6 +545,7 @@ def run_epochs(
     uint64_t seed,
     bint stop_when_separated,
     int verbose,
+    int64_t[::1] failure,
 ):
     """Run up to max_iter epochs over the points in visit; update the state
     in place.
@@ -511,7 +558,9 @@ def run_epochs(
     ``avg_coef`` with no rows turn averaging off. ``queue`` holds the
     support, oldest first, as a ring of ``support_state = (start, count)``.
     ``radius`` holds the largest k(x, x) seen and the schedule's rho^2.
-    Returns the number of epochs run.
+    Returns the number of epochs run. A value that is not finite stops the
+    run and is recorded in ``failure`` (see _overflow.pxd), the state then
+    being unusable.
     """
     cdef Py_ssize_t n_points = f.shape[1]
     cdef Py_ssize_t n_slots = columns.shape[0]
@@ -536,6 +585,7 @@ def run_epochs(
     cdef int64_t[::1] owner = np.zeros(n_slots, dtype=np.int64)
     cdef int64_t[::1] last_used = np.zeros(n_slots, dtype=np.int64)
     cache.columns = &columns[0, 0]
+    cache.finite_columns = True
     cache.n_points = n_points
     cache.n_slots = n_slots
     cache.n_used = 0
@@ -572,7 +622,7 @@ def run_epochs(
             &model, &cache, &kernel, &rule, &diag[0], &y[0], &weight[0],
             &visit[0], visit.shape[0], &radius[0], max_iter, shuffle, seed,
             stop_when_separated, verbose, &thresholds[0], &delta[0],
-            &delta_avg[0], &epoch_updates[0], &epoch_changes[0],
+            &delta_avg[0], &epoch_updates[0], &epoch_changes[0], &failure[0],
         )
     support_state[0] = model.queue_start
     support_state[1] = model.n_support

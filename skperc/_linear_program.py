@@ -18,11 +18,22 @@ from sklearn.utils.validation import (
 
 from ._classes import check_class_count
 from ._linear import LinearPredictMixin
+from ._nonfinite import raise_non_finite
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 
 # scipy.optimize.linprog's status codes
 _OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
+
+
+def _power_of_two_scale(X):
+    """The power of 2 that brings the largest |x_ij| into [0.5, 1) (as near
+    as a finite scale can for subnormal values), or 1."""
+    largest = abs(X).max() if X.size else 0.0
+    if largest == 0:
+        return 1.0
+    exponent = max(int(np.frexp(largest)[1]), np.finfo(np.float64).minexp + 1)
+    return float(np.ldexp(1.0, -exponent))
 
 
 def _check_separated(X, signs, coef, intercept):
@@ -124,6 +135,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     to the feasibility tolerance of HiGHS (about ``1e-7``), so the
     functional margins on the training data are at least about ``1 - 1e-7``.
 
+    The tolerances of HiGHS are absolute, so the programs are solved on
+    ``X`` multiplied by the power of 2 that brings its largest entry near 1
+    (exactly, and the classifier does not change) and the weights scaled
+    back. Weights that overflow then, on inputs so small that the
+    separating weights exceed the largest float, raise a ``ValueError``.
+
     References
     ----------
     .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.
@@ -195,9 +212,13 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         self.intercept_ = np.zeros(n_problems)
         self.status_ = np.zeros(n_problems, dtype=int)
         self.n_iter_ = np.zeros(n_problems, dtype=int)
+        # HiGHS's tolerances are absolute: far from 1 it declares separable
+        # samples infeasible. The programs are solved on X scaled by a power
+        # of 2 (exactly), and y (w . x + b) is unchanged by w <- w * scale.
+        scale = _power_of_two_scale(X)
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            result = self._solve(X, signs, sample_weight)
+            result = self._solve(X * scale, signs, sample_weight, scale)
             if result.status == _INFEASIBLE:
                 which = "" if n_problems == 1 else f" (class {target} against the rest)"
                 raise ValueError(
@@ -226,6 +247,14 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
             weights = result.x[:n_features]
             if self.objective == "l1_margin":
                 weights = weights - result.x[n_features : 2 * n_features]
+            with np.errstate(over="ignore"):
+                weights = weights * scale
+            if not np.isfinite(weights).all():
+                raise_non_finite(
+                    "the weights",
+                    "when scaled back to the input's units",
+                    "so that the sample's norms are nearer 1",
+                )
             self.coef_[k] = weights
             if self.fit_intercept:
                 self.intercept_[k] = result.x[self._n_weights(n_features)]
@@ -239,8 +268,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         # "l1_margin" splits w = u - v with u, v >= 0, so that ||w||_1 is linear.
         return 2 * n_features if self.objective == "l1_margin" else n_features
 
-    def _solve(self, X, signs, sample_weight):
-        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1."""
+    def _solve(self, X, signs, sample_weight, scale):
+        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1,
+        for X multiplied by ``scale``."""
         n_samples, n_features = X.shape
         signed = sp.csr_matrix(X).multiply(-signs[:, None]).tocsr()
         blocks = [signed]
@@ -257,7 +287,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         if self.C is not None:
             blocks.append(-sp.identity(n_samples, format="csr"))
             bounds += [(0, None)] * n_samples
-            cost.append(self.C * sample_weight)
+            # ||w||_1 of the unscaled weights is ||w||_1 / scale here.
+            penalty = self.C / scale if self.objective == "l1_margin" else self.C
+            cost.append(penalty * sample_weight)
         return linprog(
             np.concatenate(cost),
             A_ub=sp.hstack(blocks, format="csr"),

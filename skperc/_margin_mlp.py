@@ -22,6 +22,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._classes import check_no_nan_scores
+from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
     SublinearThreshold,
@@ -30,6 +32,12 @@ from .schedules import (
 )
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
+
+# The weights of a run stopped by an overflow are those of its last step.
+_REMEDY = (
+    "or lower learning_rate_init. The model holds the weights of the failed "
+    "step: fit it again"
+)
 
 
 class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
@@ -221,6 +229,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
 
     The solvers are scikit-learn's own, from the private module
     ``sklearn.neural_network._stochastic_optimizers``.
+
+    Outputs, a loss or weights that overflow (huge inputs, a large
+    ``learning_rate_init``) stop training in the epoch where they appear
+    with a ``ValueError`` that names the remedy: scale the input (for
+    example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
+    ``learning_rate_init``. The weights are then those of the failed step:
+    fit again.
 
     References
     ----------
@@ -490,11 +505,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
         if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
-            raise ValueError(
-                "The weights overflowed to non-finite values. Scale the input "
-                "features (for example with StandardScaler) or lower "
-                "learning_rate_init."
-            )
+            raise_non_finite("the weights", "at the end of the run", _REMEDY)
         return self
 
     def _run_classes(self, y, classes, continuing, incremental):
@@ -603,6 +614,18 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             for start in range(0, n_samples, batch_size):
                 rows = order[start : start + batch_size]
                 epoch_loss += self._step(X[rows], targets[rows], weight[rows], schedule)
+            # A weight that overflowed may not reach the outputs (ReLU maps
+            # -inf to 0): every epoch checks them all.
+            if not (
+                np.isfinite(epoch_loss)
+                and all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_)
+            ):
+                raise_non_finite(
+                    "the loss or the weights",
+                    f"in epoch {self.n_iter_ + 1} ({self.n_updates_} updates counted): "
+                    "training stopped there",
+                    _REMEDY,
+                )
             self.n_iter_ += 1
             self.t_ += n_samples
             self.loss_ = epoch_loss / total_weight if total_weight > 0 else 0.0
@@ -638,6 +661,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     def _step(self, X, targets, weight, schedule):
         """One gradient step on a batch; returns the batch's weighted loss sum."""
         activations = self._forward(X)
+        if not np.isfinite(activations[-1]).all():
+            raise_non_finite(
+                "the output of the network",
+                f"in epoch {self.n_iter_ + 1} ({self.n_updates_} updates counted): "
+                "training stopped there",
+                _REMEDY,
+            )
         if schedule.radius_rule != "none":
             self._radius = _follow_radius(
                 self._radius,
@@ -698,6 +728,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
 
 def _predicted_codes(scores):
     """The index in classes_ of each prediction from the output units."""
+    check_no_nan_scores(scores)
     if scores.shape[1] == 1:
         return (scores[:, 0] >= 0).astype(np.intp)
     return scores.argmax(axis=1)

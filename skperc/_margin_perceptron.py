@@ -21,12 +21,26 @@ from ._classes import (
 )
 from ._linear import LinearPredictMixin
 from ._margin_perceptron_fast import run_epochs, smallest_margins
+from ._nonfinite import check_failure, new_failure, raise_non_finite
 from .schedules import ThresholdSchedule, _compiled_threshold
 
 # The codes of _margin_perceptron_fast.pyx.
 _NO_LIFT, _FIXED_LIFT, _AUTO_LIFT = 0, 1, 2
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
+
+_REMEDY = "or lower eta0"
+
+# The state of a run that the compiled loop updates: the attribute of the
+# estimator and the name of the loop's argument.
+_RUN_STATE = {
+    "_coef": "coef",
+    "_lift_coef": "lift_coef",
+    "_avg_coef": "avg_coef",
+    "_avg_lift": "avg_lift",
+    "n_updates_": "n_updates",
+    "_n_steps": "n_steps",
+}
 
 
 class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
@@ -208,6 +222,16 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     A sample weight multiplies the update of its example; an example of
     weight 0 is skipped. :meth:`predict` gives ``classes_[1]`` on a decision
     value of exactly 0 (``sign(0) = +1``, as in the papers).
+
+    Inputs of huge norm or a large ``eta0`` can overflow the weights, the
+    decision values, the squared radius or the threshold (``beta="power"``
+    grows with every update). The compiled loop checks each value where it
+    changes and stops at the first that is not finite with a
+    ``ValueError`` naming it and the remedy: scale the input (for example
+    with :class:`~sklearn.preprocessing.StandardScaler`) or lower ``eta0``.
+    A :meth:`partial_fit` call stopped so leaves the model as it was. A
+    decision value of NaN (``inf - inf`` on huge input) makes
+    :meth:`predict` raise the same error.
 
     References
     ----------
@@ -407,11 +431,12 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
             return _NO_LIFT
         return _AUTO_LIFT if self.intercept_scaling == "auto" else _FIXED_LIFT
 
-    def _lift_value(self):
-        """The lifted coordinate s of the run so far (0 without intercept)."""
+    def _lift_value(self, radius_state):
+        """The lifted coordinate s of a run of state radius_state (0 without
+        intercept)."""
         mode = self._lift_mode()
         if mode == _AUTO_LIFT:
-            return float(np.sqrt(self._radius_state[0]))
+            return float(np.sqrt(radius_state[0]))
         return float(self.intercept_scaling) if mode == _FIXED_LIFT else 0.0
 
     def _example_weights(self, X, y, codes, classes, sample_weight):
@@ -435,7 +460,7 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
             eta0=float(self.eta0),
             # the compiled loop reads lift_value with a fixed lift only
             lift_mode=self._lift_mode(),
-            lift_value=self._lift_value(),
+            lift_value=self._lift_value(self._radius_state),
         )
         seed = check_random_state(self.random_state).randint(
             np.iinfo(np.int64).max, dtype=np.int64
@@ -457,6 +482,7 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
                 converged=np.zeros(len(columns), dtype=np.uint8),
                 radius=self._radius_state.copy(),
             )
+            failure = new_failure()
             run_epochs(
                 data,
                 indices,
@@ -472,8 +498,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
                 seed=seed,
                 stop_when_separated=stop_when_separated,
                 verbose=self.verbose,
+                failure=failure,
             )
-            return columns, state
+            return columns, state, failure
 
         # Threads share X; a process backend set by the caller (loky, dask)
         # would send each block its own copy.
@@ -481,21 +508,23 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
             delayed(train_block)(columns)
             for columns in np.array_split(np.arange(n_problems), n_blocks)
         )
+        # The blocks trained copies of the state: a run stopped by an
+        # overflow leaves the estimator as it was before the call.
+        for _, _, failure in results:
+            check_failure(failure, _REMEDY)
+        run = {attribute: getattr(self, attribute).copy() for attribute in _RUN_STATE}
         n_epochs = np.zeros(n_problems, dtype=np.int64)
         converged = np.zeros(n_problems, dtype=bool)
-        for columns, state in results:
-            self._coef[:, columns] = state["coef"]
-            self._lift_coef[columns] = state["lift_coef"]
-            self._avg_coef[:, columns] = state["avg_coef"]
-            self._avg_lift[columns] = state["avg_lift"]
-            self.n_updates_[columns] = state["n_updates"]
-            self._n_steps[columns] = state["n_steps"]
+        for columns, state, _ in results:
+            for attribute, name in _RUN_STATE.items():
+                run[attribute][..., columns] = state[name]
             n_epochs[columns] = state["n_epochs"]
             converged[columns] = state["converged"]
         # Every block follows the same radius through the same examples.
-        self._radius_state = results[0][1]["radius"]
-
-        self._set_model()
+        run["_radius_state"] = results[0][1]["radius"]
+        self.coef_, self.intercept_ = self._model(run)
+        for attribute, value in run.items():
+            setattr(self, attribute, value)
         self.n_iter_ = int(n_epochs.max())
         self.converged_ = bool(converged.all())
         self.radius_ = float(np.sqrt(self._radius_state[0]))
@@ -509,21 +538,23 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         )
         return self
 
-    def _set_model(self):
-        """coef_ and intercept_ from the run's state."""
-        coef = self._coef.T.copy()
-        lift_coef = self._lift_coef.copy()
-        if self.average:
-            steps = np.maximum(self._n_steps, 1)
-            coef -= self._avg_coef.T / steps[:, None]
-            lift_coef -= self._avg_lift / steps
-        if not (np.isfinite(coef).all() and np.isfinite(lift_coef).all()):
-            raise ValueError(
-                "The weights overflowed to non-finite values. Scale the input "
-                "features (for example with StandardScaler) or lower eta0."
+    def _model(self, run):
+        """coef_ and intercept_ from the state ``run`` (attribute: value)."""
+        coef = run["_coef"].T.copy()
+        lift_coef = run["_lift_coef"].copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.average:
+                steps = np.maximum(run["_n_steps"], 1)
+                coef -= run["_avg_coef"].T / steps[:, None]
+                lift_coef -= run["_avg_lift"] / steps
+            intercept = lift_coef * self._lift_value(run["_radius_state"])
+        if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+            raise_non_finite(
+                "the averaged weights" if self.average else "the weights",
+                "at the end of the run",
+                _REMEDY,
             )
-        self.coef_ = coef
-        self.intercept_ = lift_coef * self._lift_value()
+        return coef, intercept
 
 
 def _geometric_margins(rows, codes, first_class, weight, coef, intercept):

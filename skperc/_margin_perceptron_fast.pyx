@@ -17,6 +17,10 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 import numpy as np
 
+from ._overflow cimport (
+    AVERAGED_WEIGHTS, DECISION_VALUE, SQUARED_RADIUS, THRESHOLD, WEIGHTS,
+    fail, finite,
+)
 from ._shuffle cimport shuffle_order
 from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
 
@@ -201,16 +205,26 @@ cdef inline void _scores_lanes(const floating* x, const index_t* ind,
             skperc_lanes_f64_i64(x, ind, nnz, coef, width, out)
 
 
-cdef inline void _axpy(const floating* x, const index_t* ind, Py_ssize_t nnz,
+cdef inline bint _axpy(const floating* x, const index_t* ind, Py_ssize_t nnz,
                        double a, double* w, Py_ssize_t stride) noexcept nogil:
-    """w[j * stride] += a x_j over the stored entries of x."""
+    """w[j * stride] += a x_j over the stored entries of x; False when a
+    weight it wrote on a sparse row is not finite.
+
+    A dense row is not checked here, which would slow the update: every
+    weight enters the next decision value, where inf or NaN shows (inf
+    times 0 is NaN), and the run's end checks the last weights."""
     cdef Py_ssize_t j
+    cdef double v
+    cdef int all_finite = 1
     if ind == NULL:
         for j in range(nnz):
             w[j * stride] += a * <double>x[j]
     else:
         for j in range(nnz):
-            w[ind[j] * stride] += a * <double>x[j]
+            v = w[ind[j] * stride] + a * <double>x[j]
+            w[ind[j] * stride] = v
+            all_finite &= finite(v)
+    return all_finite
 
 
 cdef inline void _row(const floating* data, const index_t* indices,
@@ -249,9 +263,11 @@ cdef Py_ssize_t _run_epochs(
     double* scores,
     double* thresholds,
     int64_t* epoch_updates,
+    int64_t* failure,
 ) except -1 nogil:
     """The epochs of one call; ``width`` is 1 for a binary problem, else the
-    column count of p.coef (n_problems rounded up to LANES)."""
+    column count of p.coef (n_problems rounded up to LANES). A value that is
+    not finite stops the call where it appears, recorded in ``failure``."""
     cdef Py_ssize_t k = p.n_problems
     cdef Py_ssize_t epoch, ii, i, j, c, nnz, n_active, n_epochs = 0
     cdef const floating* x
@@ -271,6 +287,9 @@ cdef Py_ssize_t _run_epochs(
     for c in range(k):
         p.converged[c] = 0
         thresholds[c] = _threshold(rule, p.n_updates[c] + 1, rho2)
+        if not finite(thresholds[c]):
+            fail(failure, THRESHOLD, 0, p.n_updates[c], c)
+            return n_epochs
 
     for epoch in range(max_iter):
         n_active = 0
@@ -311,15 +330,24 @@ cdef Py_ssize_t _run_epochs(
             # its own norm), so later epochs skip the work.
             if epoch == 0:
                 nrm2 = _squared_norm(x, nnz)
+                if not finite(nrm2):
+                    fail(failure, SQUARED_RADIUS, epoch, p.n_updates[0], 0)
+                    return n_epochs
                 if nrm2 > max_norm2:
                     max_norm2 = nrm2
                     if rule.lift_mode == AUTO_LIFT:
                         lift = sqrt(max_norm2)
                 if follow_radius(&rule.threshold, nrm2 + lift * lift, &rho2):
                     radius_changed = True
+                    if not finite(rho2):
+                        fail(failure, SQUARED_RADIUS, epoch, p.n_updates[0], 0)
+                        return n_epochs
                     for c in range(k):
                         thresholds[c] = _threshold(
                             rule, p.n_updates[c] + 1, rho2)
+                        if not finite(thresholds[c]):
+                            fail(failure, THRESHOLD, epoch, p.n_updates[c], c)
+                            return n_epochs
 
             if width == 1:
                 scores[0] = _dot(x, ind, nnz, p.coef)
@@ -333,23 +361,38 @@ cdef Py_ssize_t _run_epochs(
                 f = scores[c]
                 if rule.lift_mode != NO_LIFT:
                     f = f + p.lift_coef[c] * lift
+                if not finite(f):
+                    fail(failure, DECISION_VALUE, epoch, p.n_updates[c], c)
+                    return n_epochs
                 p.n_steps[c] += 1
                 if yc * f <= thresholds[c]:
+                    p.n_updates[c] += 1
+                    epoch_updates[c] += 1
                     a = (rule.eta0 * yc) * weight[i]
-                    _axpy(x, ind, nnz, a, p.coef + c, width)
                     p.lift_coef[c] += a * lift
+                    # The intercept is lift_coef * lift: it must stay finite
+                    # too.
+                    if not (_axpy(x, ind, nnz, a, p.coef + c, width)
+                            and finite(p.lift_coef[c] * lift)):
+                        fail(failure, WEIGHTS, epoch, p.n_updates[c], c)
+                        return n_epochs
                     if p.avg_coef != NULL:
                         # Lazy averaging: the update made at step s counts
                         # in the mean of w over steps s..N, so the mean is
                         # coef - avg_coef / N.
                         a = a * <double>(p.n_steps[c] - 1)
-                        _axpy(x, ind, nnz, a, p.avg_coef + c, width)
                         p.avg_lift[c] += a * lift
-                    p.n_updates[c] += 1
-                    epoch_updates[c] += 1
+                        if not (_axpy(x, ind, nnz, a, p.avg_coef + c, width)
+                                and finite(p.avg_lift[c] * lift)):
+                            fail(failure, AVERAGED_WEIGHTS, epoch,
+                                 p.n_updates[c], c)
+                            return n_epochs
                     if rule.threshold.kind == POWER or rule.threshold.kind == PYTHON:
                         thresholds[c] = _threshold(
                             rule, p.n_updates[c] + 1, rho2)
+                        if not finite(thresholds[c]):
+                            fail(failure, THRESHOLD, epoch, p.n_updates[c], c)
+                            return n_epochs
 
         n_epochs += 1
         total_updates = 0
@@ -402,6 +445,7 @@ def run_epochs(
     uint64_t seed,
     bint stop_when_separated,
     int verbose,
+    int64_t[::1] failure,
 ):
     """Run up to max_iter epochs over the rows; update the state in place.
 
@@ -411,7 +455,8 @@ def run_epochs(
     arrays (``coef`` to ``radius``) carry a run across calls; ``avg_coef``
     with no rows turns averaging off. ``radius`` holds the largest squared
     norm seen and the schedule's squared radius. Returns the number of
-    epochs run.
+    epochs run. A value that is not finite stops the run and is recorded in
+    ``failure`` (see _overflow.pxd), the state then being unusable.
     """
     cdef Py_ssize_t n_samples = y.shape[0]
     cdef Py_ssize_t k = coef.shape[1]
@@ -473,6 +518,7 @@ def run_epochs(
             &y[0], &weight[0], &problems, width, &radius[0],
             &rule, max_iter, shuffle, seed, stop_when_separated, verbose,
             &order[0], &scores[0], &thresholds[0], &epoch_updates[0],
+            &failure[0],
         )
     if width > k:
         coef[:, :] = padded_coef[:, :k]

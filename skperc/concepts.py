@@ -136,6 +136,24 @@ class ConceptClass(BaseEstimator):
         raise NotImplementedError
 
 
+def _interpolate(positions, values):
+    """values read at the fractional positions by linear interpolation.
+
+    np.interp's slope b - a overflows between values of opposite signs
+    near the largest float; there the weighted sum (1 - t) a + t b, which
+    cannot, takes its place.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        read = np.interp(positions, np.arange(len(values)), values)
+    overflowed = ~np.isfinite(read)
+    if overflowed.any():
+        low = np.floor(positions[overflowed]).astype(np.intp)
+        high = np.minimum(low + 1, len(values) - 1)
+        t = positions[overflowed] - low
+        read[overflowed] = (1 - t) * values[low] + t * values[high]
+    return read
+
+
 class DecisionStumps(ConceptClass):
     """Decision stumps: ``sign(s (x_j - theta))`` on a grid of thresholds.
 
@@ -217,9 +235,8 @@ class DecisionStumps(ConceptClass):
         # The linear-interpolation quantiles (np.quantile's default) read
         # off each sorted column at once; np.quantile partitions per level.
         positions = np.linspace(0.0, X.shape[0] - 1, self.n_thresholds)
-        ranks = np.arange(X.shape[0])
         per_feature = [
-            np.unique(np.interp(positions, ranks, np.sort(column))) for column in X.T
+            np.unique(_interpolate(positions, np.sort(column))) for column in X.T
         ]
         self.thresholds_ = np.concatenate(per_feature)
         self.threshold_ptr_ = np.zeros(X.shape[1] + 1, dtype=np.int64)

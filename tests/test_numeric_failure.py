@@ -1,0 +1,295 @@
+"""No silent numeric failure: values that overflow stop training with a
+ValueError that says "non-finite" and names the remedy, and inputs that do
+not overflow fit with finite attributes."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from test_common import ESTIMATORS
+
+from skperc import (
+    HalvingClassifier,
+    KernelPerceptron,
+    LinearProgramClassifier,
+    MarginMLPClassifier,
+    MarginPerceptron,
+)
+
+# The first configuration of each estimator class.
+FIRST_CONFIGURATIONS = list({type(e): e for e in reversed(ESTIMATORS)}.values())
+
+
+def _noisy_sample(n_samples=60, seed=0):
+    """Two classes that overlap (no run separates them), in the unit ball."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n_samples, 3)
+    y = (X[:, 0] + 0.5 * rng.randn(n_samples) > 0).astype(int)
+    return X / np.linalg.norm(X, axis=1).max(), y
+
+
+def _separable_sample():
+    """Four points separated with a wide margin, of largest |x_ij| 1."""
+    X = np.array([[1.0, 0.2], [-1.0, -0.2], [0.9, -0.1], [-0.9, 0.1]])
+    return X, np.array([1, 0, 1, 0])
+
+
+def _epoch_of(message):
+    return int(re.search(r"in epoch (\d+)", message).group(1))
+
+
+def _fitted_arrays(estimator):
+    """The numeric fitted attributes of an estimator (and of the fitted
+    estimators it holds)."""
+    for name, value in vars(estimator).items():
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if hasattr(value, "__sklearn_tags__") or hasattr(value, "get_params"):
+            yield from _fitted_arrays(value)
+            continue
+        array = np.asarray(value) if np.isscalar(value) else value
+        if isinstance(array, np.ndarray) and array.dtype.kind in "fc":
+            yield name, array
+
+
+@pytest.mark.parametrize("scale", [2.0**-990, 2.0**500, 2.0**1000, 2.0**1020])
+@pytest.mark.parametrize(
+    "estimator", FIRST_CONFIGURATIONS, ids=lambda e: type(e).__name__
+)
+def test_huge_or_tiny_input_fits_finite_or_raises_non_finite(estimator, scale):
+    X, y = _separable_sample()
+    X = X * scale
+    estimator = clone(estimator)
+    if getattr(estimator, "kernel", None) == "precomputed":
+        X = X @ X.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        try:
+            estimator.fit(X, y)
+        except ValueError as error:
+            assert "non-finite" in str(error)
+            assert "StandardScaler" in str(error)
+            return
+    for name, array in _fitted_arrays(estimator):
+        assert np.isfinite(array).all(), name
+    assert set(estimator.predict(X)) <= set(y)
+
+
+# MarginPerceptron
+
+
+@pytest.mark.parametrize("container", [np.asarray, sp.csr_matrix])
+def test_margin_perceptron_large_eta0_stops_at_the_first_update(container):
+    X, y = _separable_sample()
+    X = 2 * X
+    eta0 = 1e308
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(eta0 * X).all()
+    clf = MarginPerceptron(eta0=eta0, fit_intercept=False, max_iter=10**6)
+    with pytest.raises(ValueError, match="non-finite") as error:
+        clf.fit(container(X), y)
+    message = str(error.value)
+    assert "epoch 1 (problem 0, 1 updates counted)" in message
+    assert "lower eta0" in message
+
+
+def test_margin_perceptron_radius_overflow_names_it():
+    X, y = _separable_sample()
+    X = X * 1e160
+    with np.errstate(over="ignore"):
+        assert np.isinf((X**2).sum(axis=1)).all()
+    with pytest.raises(ValueError, match="non-finite") as error:
+        MarginPerceptron().fit(X, y)
+    assert "squared norm" in str(error.value)
+    assert "StandardScaler" in str(error.value)
+
+
+def test_margin_perceptron_power_run_stops_where_it_overflows():
+    # Norms near sqrt(max float): the growing weights overflow the decision
+    # values after some hundred updates of a run asked for 10**6 epochs.
+    X, y = _noisy_sample()
+    X = X * 3e153
+    assert np.isfinite((X**2).sum(axis=1)).all()
+    clf = MarginPerceptron(beta="power", max_iter=10**6, random_state=0)
+    with pytest.raises(ValueError, match="non-finite") as error:
+        clf.fit(X, y)
+    assert _epoch_of(str(error.value)) < 100
+
+
+def test_margin_perceptron_largest_finite_input_fits():
+    X, y = _separable_sample()
+    X = X * 1e153
+    clf = MarginPerceptron(beta="power", random_state=0).fit(X, y)
+    for name, array in _fitted_arrays(clf):
+        assert np.isfinite(array).all(), name
+    assert clf.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("estimator", [MarginPerceptron(), KernelPerceptron()])
+def test_partial_fit_overflow_leaves_the_model_unchanged(estimator):
+    X, y = _noisy_sample()
+    half = len(y) // 2
+    clf = clone(estimator).set_params(random_state=0)
+    clf.partial_fit(X[:half], y[:half], classes=[0, 1])
+    before = {name: array.copy() for name, array in _fitted_arrays(clf)}
+    huge = X[half:] * 1e160
+    with np.errstate(over="ignore"):
+        assert np.isinf((huge**2).sum(axis=1)).any()
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.partial_fit(huge, y[half:])
+    for name, array in _fitted_arrays(clf):
+        np.testing.assert_array_equal(array, before[name], err_msg=name)
+    # The run goes on as if the batch had not come.
+    clf.partial_fit(X[half:], y[half:])
+    reference = clone(estimator).set_params(random_state=0)
+    reference.partial_fit(X[:half], y[:half], classes=[0, 1])
+    reference.partial_fit(X[half:], y[half:])
+    np.testing.assert_array_equal(clf.predict(X), reference.predict(X))
+    np.testing.assert_array_equal(clf.n_updates_, reference.n_updates_)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    # a precomputed kernel takes kernel values, not the huge inputs here
+    [e for e in FIRST_CONFIGURATIONS if getattr(e, "kernel", None) != "precomputed"],
+    ids=lambda e: type(e).__name__,
+)
+def test_predict_never_guesses_from_a_nan_score(estimator):
+    X, y = _noisy_sample()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = clone(estimator).fit(X, y)
+    signs = np.array([[1, 1, -1], [-1, 1, 1], [1, -1, 1], [1, 1, 1], [-1, -1, 1]])
+    huge = 1e308 * signs
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = clf.decision_function(huge) if hasattr(clf, "decision_function") else 0
+        if np.isnan(scores).any():
+            with pytest.raises(ValueError, match="non-finite"):
+                clf.predict(huge)
+        else:
+            assert set(clf.predict(huge)) <= set(y)
+
+
+def test_predict_raises_on_a_nan_decision_value():
+    X = np.array([[2.0, -2.0], [-2.0, 2.0]])
+    clf = MarginPerceptron(fit_intercept=False, shuffle=False).fit(X, [1, 0])
+    # Sparse products are summed one by one (a dense BLAS product may fuse
+    # them and keep inf): 2e308 - 2e308 is inf - inf.
+    huge = sp.csr_matrix([[1e308, 1e308]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isnan(clf.decision_function(huge)).all()
+        with pytest.raises(ValueError, match="non-finite"):
+            clf.predict(huge)
+
+
+# KernelPerceptron
+
+
+def _overflowing_kernel(x, z):
+    """A kernel of one pair whose product overflows on huge inputs."""
+    return float(np.prod(x) * np.prod(z) * 1e300)
+
+
+@pytest.mark.parametrize(
+    "params, scale, naive_kernel",
+    [
+        (dict(kernel="poly", degree=3), 1e110, lambda X: (X @ X.T / 2 + 1) ** 3),
+        (dict(kernel="linear"), 1e160, lambda X: X @ X.T),
+        # exp(-gamma ||x - x'||^2) from the expanded squared distance
+        (dict(kernel="rbf"), 1e160, lambda X: (X**2).sum(axis=1) - 2 * X @ X.T),
+        (
+            dict(kernel=_overflowing_kernel),
+            1e5,
+            lambda X: np.array([[_overflowing_kernel(a, b) for b in X] for a in X]),
+        ),
+    ],
+    ids=["poly", "linear", "rbf", "callable"],
+)
+def test_kernel_perceptron_kernel_overflow(params, scale, naive_kernel):
+    X, y = _separable_sample()
+    X = X * scale
+    clf = KernelPerceptron(max_iter=10**6, **params)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not np.isfinite(naive_kernel(X)).all()
+    with pytest.raises(ValueError, match="non-finite") as error:
+        clf.fit(X, y)
+    assert "kernel values" in str(error.value)
+
+
+def test_kernel_perceptron_decision_values_overflow_in_the_loop():
+    X, y = _noisy_sample()
+    X = X * 3e153
+    clf = KernelPerceptron(kernel="linear", beta="power", max_iter=10**6)
+    with pytest.raises(ValueError, match="non-finite") as error:
+        clf.fit(X, y)
+    assert "decision value" in str(error.value)
+    assert _epoch_of(str(error.value)) < 1000
+
+
+def test_kernel_perceptron_precomputed_inf_is_rejected_by_validation():
+    X, y = _separable_sample()
+    gram = X @ X.T
+    gram[0, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        KernelPerceptron(kernel="precomputed").fit(gram, y)
+
+
+# MarginMLPClassifier
+
+
+def test_margin_mlp_large_learning_rate_stops_early():
+    X, y = _noisy_sample()
+    learning_rate = 1e300
+    # After a step both layers' weights are of the order of the rate, and
+    # the output multiplies them.
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(learning_rate) ** 2)
+    clf = MarginMLPClassifier(
+        (8,),
+        solver="sgd",
+        learning_rate_init=learning_rate,
+        max_iter=10**6,
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="non-finite") as error:
+        clf.fit(X, y)
+    assert "learning_rate_init" in str(error.value)
+    assert _epoch_of(str(error.value)) <= 2
+
+
+# LinearProgramClassifier
+
+
+def test_linear_program_weights_beyond_float_range_raise():
+    X = np.array([[5e-309], [-5e-309]])
+    with np.errstate(divide="ignore", over="ignore"):
+        assert np.isinf(1 / X[0, 0])
+    with pytest.raises(ValueError, match="non-finite"):
+        LinearProgramClassifier().fit(X, [1, 0])
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e150, 1e300])
+@pytest.mark.parametrize("objective", ["feasibility", "l1_margin"])
+def test_linear_program_separates_at_any_scale(scale, objective):
+    X, y = _separable_sample()
+    clf = LinearProgramClassifier(objective=objective).fit(X * scale, y)
+    assert np.isfinite(clf.coef_).all() and np.isfinite(clf.intercept_).all()
+    assert clf.score(X * scale, y) == 1.0
+
+
+# HalvingClassifier
+
+
+def test_halving_thresholds_between_values_near_the_float_max():
+    X = np.array([[-1.5e308], [1.5e308], [-1e308], [1e308]])
+    y = np.array([0, 1, 0, 1])
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.interp([1.5], [1, 2], [-1e308, 1e308])).all()
+    clf = HalvingClassifier(concepts="stumps").fit(X, y)
+    thresholds = clf.concepts_.thresholds_
+    assert np.isfinite(thresholds).all()
+    assert clf.score(X, y) == 1.0
