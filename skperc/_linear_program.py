@@ -188,6 +188,11 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         check_class_count(self, self.classes_)
         kept = sample_weight > 0
         X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
+        # HiGHS reads matrix entries above 1e15 as infinite and drops those
+        # below 1e-9: the program is solved on X / scale, which is exact
+        # (scale is a power of 2 near the largest |x|), and w scaled back.
+        largest = abs(X).max() if X.shape[0] else 0.0
+        scale = np.ldexp(0.5, np.frexp(largest)[1]) if largest > 0 else 1.0
         targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
 
         n_problems, n_features = len(targets), X.shape[1]
@@ -197,7 +202,7 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         self.n_iter_ = np.zeros(n_problems, dtype=int)
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            result = self._solve(X, signs, sample_weight)
+            result = self._solve(X / scale, signs, sample_weight, scale)
             if result.status == _INFEASIBLE:
                 which = "" if n_problems == 1 else f" (class {target} against the rest)"
                 raise ValueError(
@@ -226,7 +231,14 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
             weights = result.x[:n_features]
             if self.objective == "l1_margin":
                 weights = weights - result.x[n_features : 2 * n_features]
-            self.coef_[k] = weights
+            with np.errstate(over="ignore"):
+                self.coef_[k] = weights / scale
+            if not np.isfinite(self.coef_[k]).all():
+                raise ValueError(
+                    "The weights overflowed to non-finite values: the sample "
+                    "needs weights beyond float64. Scale the input features "
+                    "(for example with StandardScaler)."
+                )
             if self.fit_intercept:
                 self.intercept_[k] = result.x[self._n_weights(n_features)]
             self.status_[k] = result.status
@@ -239,8 +251,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         # "l1_margin" splits w = u - v with u, v >= 0, so that ||w||_1 is linear.
         return 2 * n_features if self.objective == "l1_margin" else n_features
 
-    def _solve(self, X, signs, sample_weight):
-        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1."""
+    def _solve(self, X, signs, sample_weight, scale):
+        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1,
+        for X divided by scale: the weights come out multiplied by it."""
         n_samples, n_features = X.shape
         signed = sp.csr_matrix(X).multiply(-signs[:, None]).tocsr()
         blocks = [signed]
@@ -249,7 +262,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         if self.objective == "l1_margin":
             blocks.append(-signed)
             bounds = [(0, None)] * (2 * n_features)
-            cost = [np.ones(2 * n_features)]
+            # ||w||_1 = ||scale w||_1 / scale; the slack costs below are
+            # multiplied by min(scale, 1) too, so that no cost is huge
+            cost = [np.full(2 * n_features, min(scale, 1.0) / scale)]
         if self.fit_intercept:
             blocks.append(sp.csr_matrix(-signs[:, None]))
             bounds.append((None, None))
@@ -257,7 +272,8 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         if self.C is not None:
             blocks.append(-sp.identity(n_samples, format="csr"))
             bounds += [(0, None)] * n_samples
-            cost.append(self.C * sample_weight)
+            slack_cost = min(scale, 1.0) if self.objective == "l1_margin" else 1.0
+            cost.append(self.C * slack_cost * sample_weight)
         return linprog(
             np.concatenate(cost),
             A_ub=sp.hstack(blocks, format="csr"),

@@ -454,6 +454,31 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         targets = targets.astype(X.dtype)
 
         self._random_state = check_random_state(self.random_state)
+        # The split comes first: a sample too small for it stops the fit
+        # before any weight is set.
+        if self.early_stopping:
+            try:
+                X, X_val, targets, _, weight, weight_val, codes, codes_val = (
+                    train_test_split(
+                        X,
+                        targets,
+                        weight,
+                        codes,
+                        random_state=self._random_state,
+                        test_size=self.validation_fraction,
+                        stratify=codes,
+                    )
+                )
+            except ValueError as error:
+                raise ValueError(
+                    "early_stopping=True sets aside a stratified "
+                    f"validation_fraction={self.validation_fraction} of the "
+                    "training data, with every class on both sides, which "
+                    f"this sample cannot give: {error}"
+                ) from error
+            validation = (X_val, codes_val, weight_val)
+        else:
+            validation = None
         if not continuing:
             self.classes_ = run_classes
             self._initialize(
@@ -471,21 +496,6 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
                     params, self.learning_rate_init, momentum=self.momentum
                 )
 
-        if self.early_stopping:
-            X, X_val, targets, _, weight, weight_val, codes, codes_val = (
-                train_test_split(
-                    X,
-                    targets,
-                    weight,
-                    codes,
-                    random_state=self._random_state,
-                    test_size=self.validation_fraction,
-                    stratify=codes,
-                )
-            )
-            validation = (X_val, codes_val, weight_val)
-        else:
-            validation = None
         self._run_epochs(X, targets, weight, schedule, validation, incremental)
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
