@@ -616,6 +616,12 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             self.n_iter_ += 1
             self.t_ += n_samples
             self.loss_ = epoch_loss / total_weight if total_weight > 0 else 0.0
+            if not np.isfinite(self.loss_):
+                raise ValueError(
+                    "The training loss overflowed to non-finite values. Scale "
+                    "the input features (for example with StandardScaler) or "
+                    "lower learning_rate_init."
+                )
             self.loss_curve_.append(self.loss_)
             if self.verbose:
                 print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
