@@ -12,6 +12,7 @@ The inputs are drawn by hypothesis; conftest.py sets how many.
 """
 
 import faulthandler
+import functools
 import warnings
 
 import numpy as np
@@ -88,6 +89,7 @@ ELEMENTS = {
 
 LABELS = {
     "int": np.array([3, -1, 0, 7, 100]),
+    "float": np.array([1.0, -2.0, 0.0, 7.0, 3.0]),
     "str": np.array(["spam", "eggs", "ham", "a", "Z"]),
     "object": np.array(["spam", "eggs", "ham", "a", "Z"], dtype=object),
 }
@@ -140,29 +142,72 @@ def _noncanonical_csr(X):
     )
 
 
+def _read_only(X):
+    """X, or the arrays of a sparse X, read-only, as joblib's memory maps are."""
+    for array in _arrays_of(X):
+        array.flags.writeable = False
+    return X
+
+
+def _wide_index_csr(X):
+    X = sp.csr_matrix(X)
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    return X
+
+
 DENSE_FORMATS = {
     "C": np.ascontiguousarray,
     "Fortran": np.asfortranarray,
     "strided view": _strided_view,
+    "read-only": lambda X: _read_only(X.copy()),
     "DataFrame": _data_frame,
+    "DataFrame, nullable dtypes": lambda X: _data_frame(X).convert_dtypes(),
 }
 SPARSE_FORMATS = {
     "CSR": sp.csr_matrix,
     "CSC array": sp.csc_array,
     "COO": sp.coo_matrix,
     "CSR, not canonical": _noncanonical_csr,
+    "CSR, read-only": lambda X: _read_only(sp.csr_matrix(X)),
+    "CSR, 64-bit indices": _wide_index_csr,
 }
 FORMATS = {**DENSE_FORMATS, **SPARSE_FORMATS}
 
-TARGETS = {"ndarray": np.asarray, "list": list, "Series": pd.Series}
+TARGETS = {
+    "ndarray": np.asarray,
+    "list": list,
+    "Series": pd.Series,
+    "Series, categorical": lambda y: pd.Series(y, dtype="category"),
+}
 
 
-def _accepts_sparse(estimator):
-    return get_tags(estimator).input_tags.sparse
+@functools.cache
+def _takes_wide_indices(estimator):
+    """Whether the estimator takes sparse input with 64-bit indices; some
+    refuse it, as scikit-learn's own sparse distances do (its
+    accept_large_sparse=False)."""
+    try:
+        clone(estimator).fit(_wide_index_csr(np.eye(4)), [0, 1, 0, 1])
+    except ValueError as error:
+        if "32-bit integer indices" in str(error):
+            return False
+        raise
+    return True
+
+
+def _refusal(estimator, X_format):
+    """The error and message of scikit-learn's validation when the estimator
+    does not take this format, or None when it does."""
+    if X_format in SPARSE_FORMATS and not get_tags(estimator).input_tags.sparse:
+        return TypeError, "dense data is required"
+    if X_format == "CSR, 64-bit indices" and not _takes_wide_indices(estimator):
+        return ValueError, "32-bit integer indices"
+    return None
 
 
 def _formats(estimator):
-    return list(FORMATS if _accepts_sparse(estimator) else DENSE_FORMATS)
+    """The formats the estimator takes."""
+    return [f for f in FORMATS if _refusal(estimator, f) is None]
 
 
 def _reference(X):
@@ -287,14 +332,16 @@ def test_any_container_fits_the_model_of_its_values(estimator, data):
     y_format = data.draw(st.sampled_from(list(TARGETS)), label="y format")
     X_fit, y_fit = FORMATS[X_format](X), TARGETS[y_format](y)
 
-    if X_format in SPARSE_FORMATS and not _accepts_sparse(estimator):
-        with pytest.raises(TypeError, match="dense data is required"):
+    refusal = _refusal(estimator, X_format)
+    if refusal is not None:
+        error, match = refusal
+        with pytest.raises(error, match=match):
             _fit(estimator, X_fit, y_fit)
         return
     model = _fit(estimator, X_fit, y_fit)
     _assert_finite_model(model)
     assert_array_equal(model.classes_, np.unique(y))
-    if X_format == "DataFrame":
+    if isinstance(X_fit, pd.DataFrame):
         assert_array_equal(model.feature_names_in_, X_fit.columns)
     else:
         assert not hasattr(model, "feature_names_in_")
@@ -304,6 +351,9 @@ def test_any_container_fits_the_model_of_its_values(estimator, data):
     # C-ordered float array is exact: the same run, the same model, which
     # gives the same outputs, to the last bit, on the same array.
     if X_format in DENSE_FORMATS:
+        if X_format == "DataFrame, nullable dtypes":
+            # scikit-learn converts pandas' Float32 to float64
+            X = X.astype(np.float64)
         reference = _fit(estimator, _reference(X), y)
         expected = _outputs(reference, _reference(X))
         with warnings.catch_warnings():
@@ -321,7 +371,7 @@ def test_predictions_do_not_depend_on_the_container(estimator, data):
     expected = _outputs(model, _reference(X))
     # a model fitted without feature names is given no DataFrame
     X_format = data.draw(
-        st.sampled_from([f for f in _formats(estimator) if f != "DataFrame"]),
+        st.sampled_from([f for f in _formats(estimator) if "DataFrame" not in f]),
         label="X format",
     )
     X_predict = FORMATS[X_format](X)
@@ -351,6 +401,14 @@ def magnitudes(draw):
 @given(sample=magnitudes())
 # HiGHS read 1e15 as infinite, and called this sample not separable
 @example(sample=(np.array([[1e15], [0.0], [2e15], [1.0]]), np.array([3, -1, 3, -1])))
+# a degree-2 kernel's decision values near the largest double: finite in
+# training, -inf when decision_function sums them in another order
+@example(
+    sample=(
+        np.r_[[1.04e76, 3.67e76], np.full(13, 1.04e76)][:, None],
+        np.array([3, -1, 3, -1] + [3] * 11),
+    )
+)
 # a network's training loss overflowed in one epoch and recovered
 @example(
     sample=(
