@@ -453,32 +453,10 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             targets = np.where(codes[:, None] == np.arange(len(run_classes)), 1, -1)
         targets = targets.astype(X.dtype)
 
-        self._random_state = check_random_state(self.random_state)
-        # The split comes first: a sample too small for it stops the fit
-        # before any weight is set.
         if self.early_stopping:
-            try:
-                X, X_val, targets, _, weight, weight_val, codes, codes_val = (
-                    train_test_split(
-                        X,
-                        targets,
-                        weight,
-                        codes,
-                        random_state=self._random_state,
-                        test_size=self.validation_fraction,
-                        stratify=codes,
-                    )
-                )
-            except ValueError as error:
-                raise ValueError(
-                    "early_stopping=True sets aside a stratified "
-                    f"validation_fraction={self.validation_fraction} of the "
-                    "training data, with every class on both sides, which "
-                    f"this sample cannot give: {error}"
-                ) from error
-            validation = (X_val, codes_val, weight_val)
-        else:
-            validation = None
+            # a sample too small for the split stops the fit before any work
+            _check_validation_split(codes, self.validation_fraction)
+        self._random_state = check_random_state(self.random_state)
         if not continuing:
             self.classes_ = run_classes
             self._initialize(
@@ -496,6 +474,21 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
                     params, self.learning_rate_init, momentum=self.momentum
                 )
 
+        if self.early_stopping:
+            X, X_val, targets, _, weight, weight_val, codes, codes_val = (
+                train_test_split(
+                    X,
+                    targets,
+                    weight,
+                    codes,
+                    random_state=self._random_state,
+                    test_size=self.validation_fraction,
+                    stratify=codes,
+                )
+            )
+            validation = (X_val, codes_val, weight_val)
+        else:
+            validation = None
         self._run_epochs(X, targets, weight, schedule, validation, incremental)
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
@@ -710,6 +703,21 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         """Weighted accuracy on validated data, given as class indices."""
         predicted = _predicted_codes(self._forward(X)[-1])
         return float(np.average(predicted == codes, weights=weight))
+
+
+def _check_validation_split(codes, validation_fraction):
+    """Raise if the stratified validation split of early stopping cannot be
+    made: it needs every class on both sides."""
+    try:
+        train_test_split(
+            codes, test_size=validation_fraction, stratify=codes, random_state=0
+        )
+    except ValueError as error:
+        raise ValueError(
+            "early_stopping=True sets aside a stratified "
+            f"validation_fraction={validation_fraction} of the training data, "
+            f"with every class on both sides, which this sample cannot give: {error}"
+        ) from error
 
 
 def _predicted_codes(scores):
