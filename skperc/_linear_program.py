@@ -124,6 +124,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     to the feasibility tolerance of HiGHS (about ``1e-7``), so the
     functional margins on the training data are at least about ``1 - 1e-7``.
 
+    HiGHS reads matrix entries above ``1e15`` as infinite and drops those
+    below ``1e-9``: the programs are solved on ``X`` divided by a power of 2
+    near its largest absolute value, and the weights scaled back, so that
+    samples of any magnitude are solved alike. A sample that needs weights
+    beyond the range of float64 raises a ``ValueError``.
+
     References
     ----------
     .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.
@@ -189,10 +195,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         kept = sample_weight > 0
         X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
         # HiGHS reads matrix entries above 1e15 as infinite and drops those
-        # below 1e-9: the program is solved on X / scale, which is exact
-        # (scale is a power of 2 near the largest |x|), and w scaled back.
+        # below 1e-9: the program is solved on X / scale, scale a power of 2
+        # near the largest |x| (a division that rounds nothing HiGHS keeps),
+        # and w scaled back.
         largest = abs(X).max() if X.shape[0] else 0.0
         scale = np.ldexp(0.5, np.frexp(largest)[1]) if largest > 0 else 1.0
+        scaled = X / scale
         targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
 
         n_problems, n_features = len(targets), X.shape[1]
@@ -202,7 +210,7 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         self.n_iter_ = np.zeros(n_problems, dtype=int)
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            result = self._solve(X / scale, signs, sample_weight, scale)
+            result = self._solve(scaled, signs, sample_weight, scale)
             if result.status == _INFEASIBLE:
                 which = "" if n_problems == 1 else f" (class {target} against the rest)"
                 raise ValueError(

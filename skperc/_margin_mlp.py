@@ -123,7 +123,8 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         weights of the epoch with the best validation accuracy. Recommended
         with a margin that grows (``beta="power"``): the training loss then
         measures the network against a target that moves, and need not
-        decrease.
+        decrease. A sample too small to put every class on both sides of
+        the split raises a ``ValueError`` before any training.
 
     validation_fraction : float, default=0.1
         The share of the training data set aside for early stopping, in the

@@ -21,6 +21,6 @@ settings.register_profile(
     deadline=None,
     derandomize=True,
     database=None,
-    max_examples=int(os.environ.get("SKPERC_HYPOTHESIS_EXAMPLES", "15")),
+    max_examples=int(os.environ.get("SKPERC_HYPOTHESIS_EXAMPLES", "50")),
 )
 settings.load_profile("skperc")
