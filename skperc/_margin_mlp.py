@@ -1,6 +1,7 @@
 """MarginMLPClassifier: a ReLU network trained with the margin loss."""
 
 import warnings
+from itertools import chain
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,7 +12,7 @@ from sklearn.neural_network._stochastic_optimizers import (
     AdamOptimizer,
     SGDOptimizer,
 )
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -493,11 +494,18 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         self._run_epochs(X, targets, weight, schedule, validation, incremental)
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
-        if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
+        # Finite weights can still give outputs beyond the float range.
+        outputs = (
+            self._forward(X[rows])[-1]
+            for rows in gen_batches(X.shape[0], self.batch_size)
+        )
+        if not all(
+            np.isfinite(a).all() for a in chain(self.coefs_, self.intercepts_, outputs)
+        ):
             raise ValueError(
-                "The weights overflowed to non-finite values. Scale the input "
-                "features (for example with StandardScaler) or lower "
-                "learning_rate_init."
+                "The weights, or the network's outputs on the training data, "
+                "overflowed to non-finite values. Scale the input features "
+                "(for example with StandardScaler) or lower learning_rate_init."
             )
         return self
 
