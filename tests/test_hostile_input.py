@@ -63,7 +63,8 @@ ONLINE_CONFIGURATIONS = [
 ]
 
 # A test running this long per example has hung, likely inside a compiled
-# loop, where Python's signals cannot stop it.
+# loop, where Python's signals cannot stop it: faulthandler ends the run
+# with a failing exit status (and the stacks, shown under pytest -s).
 SECONDS_PER_EXAMPLE = 20
 
 
