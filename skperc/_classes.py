@@ -71,21 +71,22 @@ def warn_not_converged(estimator):
     )
 
 
-def check_no_nan_scores(scores):
-    """A NaN score, from inf - inf in a sum on huge input, has no sign: it
-    raises rather than predict a class at random."""
-    if np.isnan(scores).any():
+def check_finite_scores(scores):
+    """``scores``, checked: a decision value beyond the float range (or NaN,
+    from inf - inf in a sum on huge input) raises rather than predict a
+    class from it."""
+    if not np.isfinite(scores).all():
         raise_non_finite(
             "a decision value",
-            "on this input (inf - inf)",
+            "on this input",
             "to the range the model was trained on",
         )
+    return scores
 
 
 def classes_from_scores(classes, scores):
     """The predicted classes: ``classes[1]`` where a binary decision value is
     ``>= 0`` (``sign(0) = +1``), else the class of the largest value."""
-    check_no_nan_scores(scores)
     if scores.ndim == 1:
         return classes[(scores >= 0).astype(np.intp)]
     return classes[scores.argmax(axis=1)]

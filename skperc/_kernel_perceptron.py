@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
 
 from ._classes import (
     check_class_count,
+    check_finite_scores,
     classes_from_scores,
     partial_fit_codes,
     warn_not_converged,
@@ -239,7 +240,10 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     that overflow stop the compiled loop at once with a ``ValueError``
     that names the value and the remedy (scale the input, for example with
     :class:`~sklearn.preprocessing.StandardScaler`); a :meth:`partial_fit`
-    call stopped so leaves the model as it was.
+    call stopped so leaves the model as it was. A decision value beyond
+    the float range (inf, or NaN from ``inf - inf``) on huge input makes
+    :meth:`decision_function` and :meth:`predict` raise the same error
+    rather than return it or a class from it.
 
     References
     ----------
@@ -432,10 +436,15 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **self._validation())
-        if self.kernel == "precomputed":
-            scores = X[:, self.support_] @ self.dual_coef_.T
-        else:
-            scores = self._kernel_products(X, self.support_vectors_, self.dual_coef_)
+        # an overflow raises below, naming its cause
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.kernel == "precomputed":
+                scores = X[:, self.support_] @ self.dual_coef_.T
+            else:
+                scores = self._kernel_products(
+                    X, self.support_vectors_, self.dual_coef_
+                )
+        check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

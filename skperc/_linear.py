@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classes import classes_from_scores
+from ._classes import check_finite_scores, classes_from_scores
 
 
 class LinearPredictMixin:
@@ -28,8 +28,11 @@ class LinearPredictMixin:
         X = validate_data(
             self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
         )
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores += self.intercept_
+        # an overflow raises below, naming its cause
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+            scores += self.intercept_
+        check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

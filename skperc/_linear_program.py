@@ -24,6 +24,9 @@ _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 
 # scipy.optimize.linprog's status codes
 _OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
+# HiGHS reads matrix values above 1e15 as infinite; costs are kept to the
+# same range.
+_LARGEST_COST = 1e15
 
 
 def _power_of_two_scale(X):
@@ -139,7 +142,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     ``X`` multiplied by the power of 2 that brings its largest entry near 1
     (exactly, and the classifier does not change) and the weights scaled
     back. Weights that overflow then, on inputs so small that the
-    separating weights exceed the largest float, raise a ``ValueError``.
+    separating weights exceed the largest float, raise a ``ValueError``, as
+    do slack costs (``C`` times the sample weights, and for ``"l1_margin"``
+    the scale) beyond ``1e15``, which HiGHS would read as infinite. A
+    decision value beyond the float range (inf, or NaN from ``inf - inf``)
+    on huge input makes :meth:`decision_function` and :meth:`predict`
+    raise the same error rather than return it or a class from it.
 
     References
     ----------
@@ -216,9 +224,11 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         # samples infeasible. The programs are solved on X scaled by a power
         # of 2 (exactly), and y (w . x + b) is unchanged by w <- w * scale.
         scale = _power_of_two_scale(X)
+        slack_costs = self._slack_costs(sample_weight, scale)
+        scaled = X * scale
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            result = self._solve(X * scale, signs, sample_weight, scale)
+            result = self._solve(scaled, signs, slack_costs)
             if result.status == _INFEASIBLE:
                 which = "" if n_problems == 1 else f" (class {target} against the rest)"
                 raise ValueError(
@@ -268,7 +278,24 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         # "l1_margin" splits w = u - v with u, v >= 0, so that ||w||_1 is linear.
         return 2 * n_features if self.objective == "l1_margin" else n_features
 
-    def _solve(self, X, signs, sample_weight, scale):
+    def _slack_costs(self, sample_weight, scale):
+        """The cost of each example's slack in the program on X multiplied by
+        ``scale`` (None without C), checked against the range of HiGHS."""
+        if self.C is None:
+            return None
+        # ||w||_1 of the unscaled weights is ||w||_1 / scale in the program.
+        penalty = self.C / scale if self.objective == "l1_margin" else self.C
+        costs = penalty * sample_weight
+        if costs.max() > _LARGEST_COST:
+            raise ValueError(
+                f"C={self.C} with these sample weights and input magnitudes "
+                f"gives slack costs up to {costs.max():.3g} in the linear "
+                f"program, beyond HiGHS's range ({_LARGEST_COST:g}). Scale the "
+                "input features (for example with StandardScaler) or lower C."
+            )
+        return costs
+
+    def _solve(self, X, signs, slack_costs):
         """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1,
         for X multiplied by ``scale``."""
         n_samples, n_features = X.shape
@@ -284,12 +311,10 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
             blocks.append(sp.csr_matrix(-signs[:, None]))
             bounds.append((None, None))
             cost.append(np.zeros(1))
-        if self.C is not None:
+        if slack_costs is not None:
             blocks.append(-sp.identity(n_samples, format="csr"))
             bounds += [(0, None)] * n_samples
-            # ||w||_1 of the unscaled weights is ||w||_1 / scale here.
-            penalty = self.C / scale if self.objective == "l1_margin" else self.C
-            cost.append(penalty * sample_weight)
+            cost.append(slack_costs)
         return linprog(
             np.concatenate(cost),
             A_ub=sp.hstack(blocks, format="csr"),

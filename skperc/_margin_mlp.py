@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._classes import check_no_nan_scores
+from ._classes import check_finite_scores
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -131,7 +131,8 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         weights of the epoch with the best validation accuracy. Recommended
         with a margin that grows (``beta="power"``): the training loss then
         measures the network against a target that moves, and need not
-        decrease.
+        decrease. A sample too small to put every class on both sides of
+        the split raises a ``ValueError`` before any training.
 
     validation_fraction : float, default=0.1
         The share of the training data set aside for early stopping, in the
@@ -235,7 +236,9 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     with a ``ValueError`` that names the remedy: scale the input (for
     example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
     ``learning_rate_init``. The weights are then those of the failed step:
-    fit again.
+    fit again. An output beyond the float range on huge input makes
+    :meth:`decision_function`, :meth:`predict` and :meth:`predict_proba`
+    raise the same error.
 
     References
     ----------
@@ -433,7 +436,10 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         """The output units on validated X, of shape (n_samples, n_outputs_)."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_VALIDATION)
-        return self._forward(X)[-1]
+        # an overflow raises below, naming its cause
+        with np.errstate(over="ignore", invalid="ignore"):
+            outputs = self._forward(X)[-1]
+        return check_finite_scores(outputs)
 
     def _schedule(self):
         """The margin schedule selected by beta and c, checked."""
@@ -468,6 +474,9 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             targets = np.where(codes[:, None] == np.arange(len(run_classes)), 1, -1)
         targets = targets.astype(X.dtype)
 
+        if self.early_stopping:
+            # a sample too small for the split stops the fit before any work
+            _check_validation_split(codes, self.validation_fraction)
         self._random_state = check_random_state(self.random_state)
         if not continuing:
             self.classes_ = run_classes
@@ -614,10 +623,11 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
             for start in range(0, n_samples, batch_size):
                 rows = order[start : start + batch_size]
                 epoch_loss += self._step(X[rows], targets[rows], weight[rows], schedule)
+            loss = epoch_loss / total_weight if total_weight > 0 else 0.0
             # A weight that overflowed may not reach the outputs (ReLU maps
             # -inf to 0): every epoch checks them all.
             if not (
-                np.isfinite(epoch_loss)
+                np.isfinite(loss)
                 and all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_)
             ):
                 raise_non_finite(
@@ -628,7 +638,7 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
                 )
             self.n_iter_ += 1
             self.t_ += n_samples
-            self.loss_ = epoch_loss / total_weight if total_weight > 0 else 0.0
+            self.loss_ = loss
             self.loss_curve_.append(self.loss_)
             if self.verbose:
                 print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
@@ -726,9 +736,23 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
         return float(np.average(predicted == codes, weights=weight))
 
 
+def _check_validation_split(codes, validation_fraction):
+    """Raise if the stratified validation split of early stopping cannot be
+    made: it needs every class on both sides."""
+    try:
+        train_test_split(
+            codes, test_size=validation_fraction, stratify=codes, random_state=0
+        )
+    except ValueError as error:
+        raise ValueError(
+            "early_stopping=True sets aside a stratified "
+            f"validation_fraction={validation_fraction} of the training data, "
+            f"with every class on both sides, which this sample cannot give: {error}"
+        ) from error
+
+
 def _predicted_codes(scores):
     """The index in classes_ of each prediction from the output units."""
-    check_no_nan_scores(scores)
     if scores.shape[1] == 1:
         return (scores[:, 0] >= 0).astype(np.intp)
     return scores.argmax(axis=1)

@@ -230,8 +230,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     ``ValueError`` naming it and the remedy: scale the input (for example
     with :class:`~sklearn.preprocessing.StandardScaler`) or lower ``eta0``.
     A :meth:`partial_fit` call stopped so leaves the model as it was. A
-    decision value of NaN (``inf - inf`` on huge input) makes
-    :meth:`predict` raise the same error.
+    decision value beyond the float range (inf, or NaN from ``inf - inf``)
+    on huge input makes :meth:`decision_function` and :meth:`predict`
+    raise the same error rather than return it or a class from it.
 
     References
     ----------

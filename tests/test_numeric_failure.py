@@ -158,32 +158,39 @@ def test_partial_fit_overflow_leaves_the_model_unchanged(estimator):
     [e for e in FIRST_CONFIGURATIONS if getattr(e, "kernel", None) != "precomputed"],
     ids=lambda e: type(e).__name__,
 )
-def test_predict_never_guesses_from_a_nan_score(estimator):
+def test_outputs_refuse_decision_values_beyond_the_float_range(estimator):
+    """On inputs near the largest double, every output is finite or raises
+    the non-finite error: no inf or NaN score, no class guessed from one."""
     X, y = _noisy_sample()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = clone(estimator).fit(X, y)
     signs = np.array([[1, 1, -1], [-1, 1, 1], [1, -1, 1], [1, 1, 1], [-1, -1, 1]])
     huge = 1e308 * signs
-    with np.errstate(over="ignore", invalid="ignore"):
-        scores = clf.decision_function(huge) if hasattr(clf, "decision_function") else 0
-        if np.isnan(scores).any():
-            with pytest.raises(ValueError, match="non-finite"):
-                clf.predict(huge)
+    for method in ("decision_function", "predict_proba", "predict"):
+        if not hasattr(clf, method):
+            continue
+        try:
+            outputs = getattr(clf, method)(huge)
+        except ValueError as error:
+            assert "non-finite" in str(error)
+            continue
+        if method == "predict":
+            assert set(outputs) <= set(y)
         else:
-            assert set(clf.predict(huge)) <= set(y)
+            assert np.isfinite(outputs).all()
 
 
-def test_predict_raises_on_a_nan_decision_value():
+def test_outputs_raise_on_a_nan_decision_value():
     X = np.array([[2.0, -2.0], [-2.0, 2.0]])
     clf = MarginPerceptron(fit_intercept=False, shuffle=False).fit(X, [1, 0])
-    # Sparse products are summed one by one (a dense BLAS product may fuse
-    # them and keep inf): 2e308 - 2e308 is inf - inf.
+    # Sparse products are summed one by one: 2e308 - 2e308 is inf - inf.
     huge = sp.csr_matrix([[1e308, 1e308]])
     with np.errstate(over="ignore", invalid="ignore"):
-        assert np.isnan(clf.decision_function(huge)).all()
+        assert np.isnan(1e308 * clf.coef_[0, 0] + 1e308 * clf.coef_[0, 1])
+    for method in (clf.decision_function, clf.predict):
         with pytest.raises(ValueError, match="non-finite"):
-            clf.predict(huge)
+            method(huge)
 
 
 # KernelPerceptron
