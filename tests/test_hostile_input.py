@@ -233,7 +233,7 @@ def _arrays_of(container):
         return [container.index.to_numpy(), container.to_numpy()]
     if sp.issparse(container):
         if container.format == "coo":
-            return [container.data, *container.coords]
+            return [container.data, container.row, container.col]
         return [container.data, container.indices, container.indptr]
     if isinstance(container, np.ndarray):
         # a view's base holds the values around it
