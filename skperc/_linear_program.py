@@ -20,13 +20,12 @@ from ._classes import check_class_count
 from ._linear import LinearPredictMixin
 from ._nonfinite import raise_non_finite
 
-_VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
+# The programs are solved in float64, on X scaled by a power of 2 that
+# float32 may not hold.
+_VALIDATION = dict(accept_sparse="csr", dtype=np.float64)
 
 # scipy.optimize.linprog's status codes
 _OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
-# HiGHS reads matrix values above 1e15 as infinite; costs are kept to the
-# same range.
-_LARGEST_COST = 1e15
 
 
 def _power_of_two_scale(X):
@@ -142,9 +141,10 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     ``X`` multiplied by the power of 2 that brings its largest entry near 1
     (exactly, and the classifier does not change) and the weights scaled
     back. Weights that overflow then, on inputs so small that the
-    separating weights exceed the largest float, raise a ``ValueError``, as
-    do slack costs (``C`` times the sample weights, and for ``"l1_margin"``
-    the scale) beyond ``1e15``, which HiGHS would read as infinite. A
+    separating weights exceed the largest float, raise a ``ValueError``.
+    The costs of a program are divided by the largest of them, which
+    changes no solution and keeps a ``C`` far from 1 (and, for
+    ``"l1_margin"``, the scale) within the range of HiGHS. A
     decision value beyond the float range (inf, or NaN from ``inf - inf``)
     on huge input makes :meth:`decision_function` and :meth:`predict`
     raise the same error rather than return it or a class from it.
@@ -280,20 +280,12 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
 
     def _slack_costs(self, sample_weight, scale):
         """The cost of each example's slack in the program on X multiplied by
-        ``scale`` (None without C), checked against the range of HiGHS."""
+        ``scale`` (None without C)."""
         if self.C is None:
             return None
         # ||w||_1 of the unscaled weights is ||w||_1 / scale in the program.
         penalty = self.C / scale if self.objective == "l1_margin" else self.C
-        costs = penalty * sample_weight
-        if costs.max() > _LARGEST_COST:
-            raise ValueError(
-                f"C={self.C} with these sample weights and input magnitudes "
-                f"gives slack costs up to {costs.max():.3g} in the linear "
-                f"program, beyond HiGHS's range ({_LARGEST_COST:g}). Scale the "
-                "input features (for example with StandardScaler) or lower C."
-            )
-        return costs
+        return penalty * sample_weight
 
     def _solve(self, X, signs, slack_costs):
         """linprog on y_i (w . x_i + b) >= 1 (- xi_i), written as A x <= -1,
@@ -315,8 +307,13 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
             blocks.append(-sp.identity(n_samples, format="csr"))
             bounds += [(0, None)] * n_samples
             cost.append(slack_costs)
+        # Only the ratios of the costs matter; HiGHS reads costs above 1e20
+        # as infinite, and a C far from 1 on scaled data would be there.
+        cost = np.concatenate(cost)
+        if cost.max() > 0:
+            cost /= cost.max()
         return linprog(
-            np.concatenate(cost),
+            cost,
             A_ub=sp.hstack(blocks, format="csr"),
             b_ub=-np.ones(n_samples),
             bounds=bounds,
