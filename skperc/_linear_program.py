@@ -26,6 +26,7 @@ _VALIDATION = dict(accept_sparse="csr", dtype=np.float64)
 
 # scipy.optimize.linprog's status codes
 _OPTIMAL, _ITERATION_LIMIT, _INFEASIBLE = 0, 1, 2
+_NEGLIGIBLE_COST = 1e-9
 
 
 def _power_of_two_scale(X):
@@ -144,7 +145,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     separating weights exceed the largest float, raise a ``ValueError``.
     The costs of a program are divided by the largest of them, which
     changes no solution and keeps a ``C`` far from 1 (and, for
-    ``"l1_margin"``, the scale) within the range of HiGHS. A
+    ``"l1_margin"``, the scale) within the range of HiGHS; costs below
+    ``1e-9`` of the largest, which its tolerances cannot resolve, count as
+    0. A
     decision value beyond the float range (inf, or NaN from ``inf - inf``)
     on huge input makes :meth:`decision_function` and :meth:`predict`
     raise the same error rather than return it or a class from it.
@@ -312,6 +315,9 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
         cost = np.concatenate(cost)
         if cost.max() > 0:
             cost /= cost.max()
+            # Below HiGHS's tolerances a cost cannot tell solutions apart,
+            # and its presolve fails on them.
+            cost[cost < _NEGLIGIBLE_COST] = 0.0
         return linprog(
             cost,
             A_ub=sp.hstack(blocks, format="csr"),

@@ -403,6 +403,13 @@ def magnitudes(draw):
 @given(sample=magnitudes())
 # HiGHS read 1e15 as infinite, and called this sample not separable
 @example(sample=(np.array([[1e15], [0.0], [2e15], [1.0]]), np.array([3, -1, 3, -1])))
+# HiGHS's presolve failed on l1_margin costs spanning 10 orders of magnitude
+@example(
+    sample=(
+        np.r_[[[-2.5e6, 4.3e9, 1e7]], np.full((4, 3), 1e7)],
+        np.array([3, -1, 3, -1, 3]),
+    )
+)
 # a degree-2 kernel's decision values near the largest double: finite in
 # training, -inf when decision_function sums them in another order
 @example(
