@@ -80,9 +80,12 @@ def exit_on_hang():
 # --- The inputs -------------------------------------------------------------
 
 # The values of each dtype; the floats include -0.0 and subnormals.
+# Subnormal values can need weights beyond the float range, which the
+# magnitudes test covers with the refusal it allows; these samples are
+# ordinary in size.
 ELEMENTS = {
-    np.float64: st.floats(-1e3, 1e3),
-    np.float32: st.floats(-1e3, 1e3, width=32),
+    np.float64: st.floats(-1e3, 1e3, allow_subnormal=False),
+    np.float32: st.floats(-1e3, 1e3, width=32, allow_subnormal=False),
     np.int64: st.integers(-1000, 1000),
     np.uint8: st.integers(0, 255),
     np.bool_: st.booleans(),
