@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classes import check_class_count, classes_from_scores, partial_fit_codes
+from ._base import check_class_count, classes_from_scores, partial_fit_codes
 from ._halving_fast import run_stumps, stump_member, stump_votes
 from .concepts import (
     ConceptClass,

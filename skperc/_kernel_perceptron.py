@@ -1,46 +1,44 @@
 """KernelPerceptron: the dual perceptron and its margin variants."""
 
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils._chunking import get_chunk_n_rows
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classes import (
-    check_class_count,
+from ._atomic import consistent_read
+from ._base import (
+    BasePerceptron,
     check_finite_scores,
-    classes_from_scores,
-    partial_fit_codes,
-    warn_not_converged,
+    first_class,
+    problem_count,
 )
-from ._kernel_perceptron_fast import column_cache, kernel_diagonal, run_epochs
+from ._compat import Interval, StrOptions, get_chunk_n_rows
+from ._docs import fill_doc
+from ._kernel_perceptron_fast import (
+    KernelKind,
+    column_cache,
+    kernel_diagonal,
+    run_epochs,
+)
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from .kernels import inverse_dot_kernel
-from .schedules import ThresholdSchedule, _compiled_threshold
 
-# The kernels the compiled loop computes itself, with their codes in
-# _kernel_perceptron_fast.pyx; the others are computed by pairwise_kernels.
+# The kernels the compiled loop computes itself on dense rows; the others
+# are computed by pairwise_kernels.
 _COMPILED_KERNELS = {
-    "linear": 1,
-    "poly": 2,
-    "polynomial": 2,
-    "rbf": 3,
-    "sigmoid": 4,
-    "precomputed": 5,
+    "linear": KernelKind.KERNEL_LINEAR,
+    "poly": KernelKind.KERNEL_POLY,
+    "polynomial": KernelKind.KERNEL_POLY,
+    "rbf": KernelKind.KERNEL_RBF,
+    "sigmoid": KernelKind.KERNEL_SIGMOID,
+    "precomputed": KernelKind.KERNEL_PRECOMPUTED,
 }
-_PYTHON_KERNEL = 0
 
 _REMEDY = "or use a kernel of smaller values"
 
@@ -51,10 +49,73 @@ def _kernel_is_not_precomputed(estimator):
     return estimator.kernel != "precomputed"
 
 
-class KernelPerceptron(ClassifierMixin, BaseEstimator):
+@dataclass
+class KernelRun:
+    """The state of a run that the compiled loop carries from call to call:
+    the support vectors and the function on them, which always change
+    together, and the run's counters.
+
+    ``coef``, ``avg``, ``f`` and ``g`` have a row per one-vs-rest problem
+    and a column per support vector: its coefficient, its lazy-averaging
+    sum (no rows without averaging), and the decision value and averaging
+    accumulator of the function at it."""
+
+    rows: object  # (n_support, n_features), dense or CSR
+    codes: np.ndarray  # (n_support,) int32: the class of each
+    index: np.ndarray  # (n_support,) int64: its place among all samples seen
+    coef: np.ndarray
+    avg: np.ndarray
+    f: np.ndarray
+    g: np.ndarray
+    n_updates: np.ndarray  # (n_problems,) int64
+    n_steps: np.ndarray  # (n_problems,) int64
+    radius: np.ndarray  # (2,): the largest k(x, x) seen and rho^2
+    n_seen: int  # samples of all calls so far
+
+    @classmethod
+    def start(cls, X, n_problems, average):
+        averaged = n_problems if average else 0
+        return cls(
+            rows=X[:0],
+            codes=np.zeros(0, dtype=np.int32),
+            index=np.zeros(0, dtype=np.int64),
+            coef=np.zeros((n_problems, 0)),
+            avg=np.zeros((averaged, 0)),
+            f=np.zeros((n_problems, 0)),
+            g=np.zeros((averaged, 0)),
+            n_updates=np.zeros(n_problems, dtype=np.int64),
+            n_steps=np.zeros(n_problems, dtype=np.int64),
+            radius=np.zeros(2),
+            n_seen=0,
+        )
+
+
+@dataclass
+class Points:
+    """The points of one call, the support so far followed by the batch, and
+    the function on them, as the compiled loop updates them: the columns of
+    ``f``, ``g``, ``coef`` and ``avg_coef`` are the points, and the support
+    is the ring ``queue[start:start + count]`` of ``support_state``."""
+
+    f: np.ndarray
+    g: np.ndarray
+    coef: np.ndarray
+    avg_coef: np.ndarray
+    queue: np.ndarray
+    support_state: np.ndarray
+    in_support: np.ndarray
+
+    def support(self):
+        """The indices of the points in the support, oldest first."""
+        start, count = self.support_state
+        return self.queue[(start + np.arange(count)) % len(self.queue)]
+
+
+@fill_doc
+class KernelPerceptron(BasePerceptron):
     """The kernel perceptron and its margin variants.
 
-    The dual perceptron (lecture 5, Algorithm 2; notes 3, section 2) keeps
+    The dual perceptron ([5]_, Algorithm 2; [6]_, section 2) keeps
     its weights in a feature space as a sum over the examples that caused
     updates, ``f(x) = sum_j a_j k(x_j, x)``: on an example ``(x, y)`` with
     ``y f(x) <= beta_t`` it adds ``y k(x, .)`` to ``f``. The thresholds
@@ -108,19 +169,16 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         ``rho^2 = max k(x, x)`` over the examples seen and ``"scale"`` sets
         ``rho^2 = 4 k(x, x)`` whenever an example is longer than ``rho``.
 
-    alpha : float, default=1.3
-        The exponent of ``beta="power"``, in the open interval (1, 2).
+    {{alpha}}
 
     max_iter : int, default=100
         The largest number of epochs of :meth:`fit`. Reaching it without
         an epoch free of updates raises a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
 
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    {{shuffle}}
 
-    random_state : int, RandomState instance or None, default=None
-        The seed of the shuffling, when ``shuffle=True``.
+    {{random_state}}
 
     average : bool, default=False
         Whether the decision function is the averaged perceptron of Freund
@@ -138,18 +196,20 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     cache_size : float, default=200
         The size in MB of the cache of kernel columns, ``> 0``.
 
+    {{class_weight}}
+
+    {{warm_start}}
+
     n_jobs : int, default=None
         The number of jobs of ``pairwise_kernels`` in
         :meth:`decision_function`. ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
 
-    verbose : int, default=0
-        Print a line per epoch when ``> 0``.
+    {{verbose}}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    {{classes_}}
 
     support_ : ndarray of shape (n_SV,)
         The indices of the support vectors in the training data, grouped by
@@ -176,9 +236,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         The number of epochs of the last call to :meth:`fit` or
         :meth:`partial_fit`.
 
-    n_updates_ : ndarray of shape (1,) or (n_classes,)
-        The number of updates of each one-vs-rest problem since the run
-        began.
+    {{n_updates_}}
 
     margin_ : ndarray of shape (1,) or (n_classes,)
         The geometric margin in feature space of each one-vs-rest problem
@@ -187,15 +245,9 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         ``||w||^2 = a^T K a`` over the support vectors. Negative when that
         data is not separated, 0 where ``w`` is 0.
 
-    converged_ : bool
-        Whether the last epoch of every problem made no update.
+    {{converged_}}
 
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during :meth:`fit`. Defined only when `X`
-        has feature names that are all strings.
+    {{n_features_in_}}
 
     See Also
     --------
@@ -251,12 +303,18 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
        foundations of the potential function method in pattern recognition
        learning", Automation and Remote Control 25, 1964.
     .. [2] Y. Freund and R. E. Schapire, "Large margin classification using
-       the perceptron algorithm", Machine Learning 37, 1999.
+       the perceptron algorithm", Machine Learning 37(3), 277-296, 1999.
     .. [3] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
-       Perceptron's Compression", CiE 2020.
+       Perceptron's Compression", Computing with Foresight and Industry
+       (CiE 2020), Lecture Notes in Computer Science 12098, Springer, 2020.
     .. [4] O. Dekel, S. Shalev-Shwartz and Y. Singer, "The Forgetron: a
        kernel-based perceptron on a budget", SIAM Journal on Computing
        37(5), 2008.
+    .. [5] R. Livni, "Lecture 5: Linear Classification", lecture notes on
+       computational learning theory, Tel Aviv University.
+    .. [6] S. O. Chan, "Notes 3: Perceptron and Halving algorithms", CSCI4230
+       Computational Learning Theory, The Chinese University of Hong Kong,
+       Spring 2019 (after R. Servedio's notes).
 
     Examples
     --------
@@ -275,28 +333,17 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
+        **BasePerceptron._parameter_constraints,
         "kernel": [
             StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed", "inverse_dot"}),
             callable,
         ],
         "gamma": [Interval(Real, 0, None, closed="left"), None],
         "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
+        "coef0": [Interval(Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
-        "beta": [
-            Interval(Real, 0, None, closed="left"),
-            StrOptions({"scale", "power"}),
-            ThresholdSchedule,
-        ],
-        "alpha": [Interval(Real, 1, 2, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state"],
-        "average": ["boolean"],
-        "budget": [Interval(Integral, 1, None, closed="left"), None],
+        "budget": [Interval(Integral, 1, np.iinfo(np.intp).max, closed="both"), None],
         "cache_size": [Interval(Real, 0, None, closed="neither")],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -315,6 +362,8 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         average=False,
         budget=None,
         cache_size=200,
+        class_weight=None,
+        warm_start=False,
         n_jobs=None,
         verbose=0,
     ):
@@ -331,93 +380,14 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         self.average = average
         self.budget = budget
         self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Train until an epoch makes no update, or for ``max_iter`` epochs.
+    partial_fit = available_if(_kernel_is_not_precomputed)(BasePerceptron.partial_fit)
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-                or (n_samples, n_samples)
-            Training data, or its Gram matrix with ``kernel="precomputed"``.
-
-        y : array-like of shape (n_samples,)
-            Target values.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the examples; each multiplies the
-            update its example makes.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        rule = _compiled_threshold(self.beta, self.alpha)
-        X, y = validate_data(self, X, y, **self._validation())
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                "With kernel='precomputed', X must be the square Gram matrix "
-                f"of the training samples; got shape {X.shape}."
-            )
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
-        check_class_count(self, classes)
-        weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
-        self._start_run(classes, X)
-        self._train(X, codes, weight, rule, self.max_iter, stop_when_separated=True)
-        if not self.converged_:
-            warn_not_converged(self)
-        return self
-
-    @available_if(_kernel_is_not_precomputed)
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing the same run.
-
-        Not available with ``kernel="precomputed"``. The support vectors,
-        their coefficients, the update counts and the radius carry over
-        from call to call: calls on consecutive chunks of the data make
-        the same function as :meth:`fit` with ``max_iter=1``
-        and ``shuffle=False`` on the whole, to rounding.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target values of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            All the classes of the run. Required on the first call, and
-            then equal to it if given again.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the examples of the batch.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        rule = _compiled_threshold(self.beta, self.alpha)
-        first_call = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, reset=first_call, **self._validation())
-        check_classification_targets(y)
-        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
-        weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
-        if first_call:
-            self._start_run(run_classes, X)
-        return self._train(X, codes, weight, rule, 1, stop_when_separated=False)
-
+    @consistent_read
     def decision_function(self, X):
         """The decision value ``f(x) = sum_j dual_coef_j k(x_j, x)`` of each
         one-vs-rest problem.
@@ -447,27 +417,6 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
         check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
-        """Predict a class for each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-                or (n_samples, n_samples_train)
-            The data, or its kernel with the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the binary decision value is ``>= 0``,
-            else ``classes_[0]``; with several classes, the class of the
-            largest decision value.
-        """
-        # decision_function first: it raises NotFittedError before fit
-        scores = self.decision_function(X)
-        return classes_from_scores(self.classes_, scores)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
@@ -482,6 +431,22 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
             dtype=np.float64,
             order="C",
         )
+
+    def _check_input(self, X, warm):
+        if self.kernel != "precomputed":
+            return
+        if warm:
+            raise ValueError(
+                "warm_start=True needs the kernel between the new samples and "
+                "the support vectors of the previous run, which a Gram matrix "
+                "of the new samples does not hold; it is not supported with "
+                "kernel='precomputed'."
+            )
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "With kernel='precomputed', X must be the square Gram matrix "
+                f"of the training samples; got shape {X.shape}."
+            )
 
     def _gamma(self):
         return 1.0 / self.n_features_in_ if self.gamma is None else float(self.gamma)
@@ -522,189 +487,193 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     def _start_run(self, classes, X):
         """An empty function and zero counters for a new run."""
         self.classes_ = classes
-        n_problems = 1 if len(classes) == 2 else len(classes)
-        self._support_rows = X[:0]
-        self._support_codes = np.zeros(0, dtype=np.int32)
-        self._support_index = np.zeros(0, dtype=np.int64)
-        self._support_coef = np.zeros((n_problems, 0))
-        self._support_avg = np.zeros((n_problems, 0))
-        self._support_f = np.zeros((n_problems, 0))
-        self._support_g = np.zeros((n_problems, 0))
-        self._n_steps = np.zeros(n_problems, dtype=np.int64)
-        self._radius_state = np.zeros(2)
-        self._n_seen = 0
-        self.n_updates_ = np.zeros(n_problems, dtype=np.int64)
+        self._run = KernelRun.start(X, problem_count(classes), self.average)
+        self.n_updates_ = self._run.n_updates
 
-    def _train(self, X, codes, weight, rule, max_iter, stop_when_separated):
-        """Run the compiled loop on the support vectors so far and X."""
-        n_old = len(self._support_index)
-        n_problems = len(self._n_steps)
-        if n_old:
-            # batches of a partial_fit run may mix dense and sparse input
-            sparse = sp.issparse(X) or sp.issparse(self._support_rows)
-            stack = sp.vstack if sparse else np.vstack
-            points = stack([self._support_rows, X]).astype(np.float64)
-            if sp.issparse(points):
-                points = points.tocsr()
-        else:
-            points = X
-        n_points = points.shape[0]
-        first_class = 1 if len(self.classes_) == 2 else 0
+    def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
+        """Run the compiled loop on the support vectors so far and the batch
+        X (codes: the indices of y in classes_); set the fitted attributes."""
+        run = self._run
+        points = self._points(X)
+        work = self._function_on(points, X)
+        rows, sq_norms, spec, diag = self._compiled_kernel(points, X)
+        n_slots = int(self.cache_size * 2**20 // (8 * points.shape[0]))
+        columns = column_cache(min(max(n_slots, 1), points.shape[0]), points.shape[0])
+        compute_column = None
+        if spec["kind"] == KernelKind.KERNEL_PYTHON:
 
-        f = np.zeros((n_problems, n_points))
-        g = np.zeros((n_problems if self.average else 0, n_points))
-        coef = np.zeros((n_problems, n_points))
-        avg_coef = np.zeros_like(g)
-        f[:, :n_old] = self._support_f
-        coef[:, :n_old] = self._support_coef
-        if self.average:
-            g[:, :n_old] = self._support_g
-            avg_coef[:, :n_old] = self._support_avg
-        if n_old:
-            # The batch's decision values under the function so far.
-            products = self._kernel_products(
-                X, self._support_rows, np.vstack([coef[:, :n_old], avg_coef[:, :n_old]])
-            )
-            f[:, n_old:] = products[:, :n_problems].T
-            g[:, n_old:] = products[:, n_problems:].T
-        queue = np.zeros(n_points, dtype=np.int64)
-        queue[:n_old] = np.arange(n_old)
-        in_support = np.zeros(n_points, dtype=np.uint8)
-        in_support[:n_old] = 1
-        support_state = np.array([0, n_old], dtype=np.int64)
+            def compute_column(j, slot):
+                columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
 
-        n_slots = int(self.cache_size * 2**20 // (8 * n_points))
-        columns = column_cache(min(max(n_slots, 1), n_points), n_points)
-        kind = _COMPILED_KERNELS.get(self.kernel, _PYTHON_KERNEL)
-        if sp.issparse(points) or not isinstance(self.kernel, str):
-            kind = _PYTHON_KERNEL
-        if kind == _PYTHON_KERNEL:
-            rows, sq_norms = np.empty((0, 0)), np.empty(0)
-            diag = np.zeros(n_points)
-            diag[n_old:] = self._kernel_diagonal(X)
-        else:
-            rows = points
-            # The Gram matrix holds its diagonal; the others need the norms.
-            precomputed = kind == _COMPILED_KERNELS["precomputed"]
-            sq_norms = np.empty(0) if precomputed else row_norms(rows, squared=True)
-            diag = kernel_diagonal(
-                rows, sq_norms, kind, self._gamma(), self.coef0, self.degree
-            )
-
-        def compute_column(j, slot):
-            columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
-
-        n_epochs = np.zeros(n_problems, dtype=np.int64)
-        converged = np.zeros(n_problems, dtype=np.uint8)
-        # The loop counts in copies: a run stopped by an overflow leaves the
-        # estimator as it was before the call.
-        n_updates = self.n_updates_.copy()
-        n_steps = self._n_steps.copy()
-        radius_state = self._radius_state.copy()
+        n_old = len(run.index)
+        # The loop counts in copies: a run that fails leaves the model as
+        # it was.
+        counters = replace(
+            run,
+            n_updates=run.n_updates.copy(),
+            n_steps=run.n_steps.copy(),
+            radius=run.radius.copy(),
+        )
         failure = new_failure()
-        run_epochs(
+        n_epochs, converged = run_epochs(
             rows,
             sq_norms,
-            kind,
-            self._gamma(),
-            self.coef0,
-            self.degree,
+            spec,
             compute_column,
             columns,
             diag,
-            np.concatenate([self._support_codes, codes]).astype(np.int32),
-            first_class,
+            np.concatenate([run.codes, codes]).astype(np.int32),
+            first_class(self.classes_),
             np.concatenate([np.zeros(n_old), weight]),
-            np.arange(n_old, n_points, dtype=np.intp),
-            f,
-            g,
-            coef,
-            avg_coef,
-            queue,
-            support_state,
-            in_support,
+            np.arange(n_old, points.shape[0], dtype=np.intp),
+            work,
+            counters,
             self.budget or 0,
-            n_updates,
-            n_steps,
-            n_epochs,
-            converged,
-            radius_state,
-            **rule,
-            max_iter=max_iter,
-            shuffle=self.shuffle,
-            seed=check_random_state(self.random_state).randint(
-                np.iinfo(np.int64).max, dtype=np.int64
-            ),
-            stop_when_separated=stop_when_separated,
-            verbose=self.verbose,
-            failure=failure,
+            schedule,
+            self._control(max_iter, stop_when_separated),
+            np.zeros(1, dtype=np.uint8),
+            failure,
         )
         check_failure(failure, _REMEDY)
-        self.n_updates_ = n_updates
-        self._n_steps = n_steps
-        self._radius_state = radius_state
-
-        start, count = support_state
-        support = queue[(start + np.arange(count)) % n_points]
-        index = np.concatenate(
-            [self._support_index, self._n_seen + np.arange(X.shape[0])]
-        )
-        self._support_rows = points[support]
-        self._support_codes = np.concatenate([self._support_codes, codes])[
-            support
-        ].astype(np.int32)
-        self._support_index = index[support]
-        self._support_coef = coef[:, support]
-        self._support_f = f[:, support]
-        if self.average:
-            self._support_avg = avg_coef[:, support]
-            self._support_g = g[:, support]
-        self._n_seen += X.shape[0]
-
+        self._run = self._kept(counters, work, points, X, codes)
+        self.n_updates_ = self._run.n_updates
         self.n_iter_ = int(n_epochs.max())
         self.converged_ = bool(converged.all())
-        self._set_model(f[:, n_old:], g[:, n_old:], codes, weight, first_class)
+        self._set_model(work.f[:, n_old:], work.g[:, n_old:], codes, weight)
         return self
 
-    def _set_model(self, f, g, codes, weight, first_class):
+    def _points(self, X):
+        """The support vectors so far followed by the batch."""
+        if not len(self._run.index):
+            return X
+        # batches of a partial_fit run may mix dense and sparse input
+        stack = (
+            sp.vstack if sp.issparse(X) or sp.issparse(self._run.rows) else np.vstack
+        )
+        points = stack([self._run.rows, X]).astype(np.float64)
+        return points.tocsr() if sp.issparse(points) else points
+
+    def _function_on(self, points, X):
+        """The function so far on the points: the support's values kept, the
+        batch's computed."""
+        run = self._run
+        n_old, n_points = len(run.index), points.shape[0]
+        n_problems, n_averaged = run.coef.shape[0], run.avg.shape[0]
+        work = Points(
+            f=np.zeros((n_problems, n_points)),
+            g=np.zeros((n_averaged, n_points)),
+            coef=np.zeros((n_problems, n_points)),
+            avg_coef=np.zeros((n_averaged, n_points)),
+            queue=np.zeros(n_points, dtype=np.int64),
+            support_state=np.array([0, n_old], dtype=np.int64),
+            in_support=np.zeros(n_points, dtype=np.uint8),
+        )
+        work.f[:, :n_old] = run.f
+        work.g[:, :n_old] = run.g
+        work.coef[:, :n_old] = run.coef
+        work.avg_coef[:, :n_old] = run.avg
+        work.queue[:n_old] = np.arange(n_old)
+        work.in_support[:n_old] = 1
+        if n_old:
+            products = self._kernel_products(
+                X, run.rows, np.vstack([run.coef, run.avg])
+            )
+            work.f[:, n_old:] = products[:, :n_problems].T
+            work.g[:, n_old:] = products[:, n_problems:].T
+        return work
+
+    def _compiled_kernel(self, points, X):
+        """What the compiled loop computes the kernel from: the rows and
+        their squared norms (none for a kernel computed in Python), the
+        kernel's parameters, and k(x, x) of each point."""
+        kind = _COMPILED_KERNELS.get(self.kernel, KernelKind.KERNEL_PYTHON)
+        if sp.issparse(points) or not isinstance(self.kernel, str):
+            kind = KernelKind.KERNEL_PYTHON
+        spec = dict(
+            kind=kind, gamma=self._gamma(), coef0=self.coef0, degree=self.degree
+        )
+        if kind == KernelKind.KERNEL_PYTHON:
+            diag = np.zeros(points.shape[0])
+            diag[len(self._run.index) :] = self._kernel_diagonal(X)
+            return np.empty((0, 0)), np.empty(0), spec, diag
+        # The Gram matrix holds its diagonal; the others need the norms.
+        precomputed = kind == KernelKind.KERNEL_PRECOMPUTED
+        sq_norms = np.empty(0) if precomputed else row_norms(points, squared=True)
+        return points, sq_norms, spec, kernel_diagonal(points, sq_norms, spec)
+
+    def _kept(self, counters, work, points, X, codes):
+        """The run after a call: the support the loop left, with the
+        function on it."""
+        run = self._run
+        support = work.support()
+        index = np.concatenate([run.index, run.n_seen + np.arange(X.shape[0])])
+        return KernelRun(
+            rows=points[support],
+            codes=np.concatenate([run.codes, codes])[support].astype(np.int32),
+            index=index[support],
+            coef=work.coef[:, support],
+            avg=work.avg_coef[:, support],
+            f=work.f[:, support],
+            g=work.g[:, support],
+            n_updates=counters.n_updates,
+            n_steps=counters.n_steps,
+            radius=counters.radius,
+            n_seen=run.n_seen + X.shape[0],
+        )
+
+    def _set_model(self, f, g, codes, weight):
         """The public attributes, and the margins on the batch whose decision
         values are f (and averaging accumulators g)."""
-        dual_coef = self._support_coef
-        support_f = self._support_f
+        run = self._run
+        dual_coef, support_f = run.coef, run.f
         if self.average:
-            steps = np.maximum(self._n_steps, 1)[:, None]
-            dual_coef = dual_coef - self._support_avg / steps
-            support_f = support_f - self._support_g / steps
+            steps = np.maximum(run.n_steps, 1)[:, None]
+            dual_coef = dual_coef - run.avg / steps
+            support_f = support_f - run.g / steps
             f = f - g / steps
         if not (np.isfinite(dual_coef).all() and np.isfinite(f).all()):
             raise_non_finite(
                 "the averaged decision function", "at the end of the run", _REMEDY
             )
-        # ||w||^2 = a^T K a = sum_j a_j f(x_j) over the support vectors.
-        # (divided by the largest |f| first, whose square may overflow)
-        size = np.abs(support_f).max(axis=1, initial=0.0)[:, None]
-        size[size == 0] = 1.0
-        self._coef_norm = np.sqrt(
-            np.maximum((dual_coef * (support_f / size)).sum(axis=1), 0) * size[:, 0]
-        )
-        signs = np.where(
-            codes[None, :] == first_class + np.arange(len(f))[:, None], 1, -1
-        )
-        counted = weight > 0
-        smallest = (signs * f)[:, counted].min(axis=1, initial=np.inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        self._coef_norm = _feature_space_norms(dual_coef, support_f)
+        problems = first_class(self.classes_) + np.arange(len(f))
+        signs = np.where(codes[None, :] == problems[:, None], 1, -1)
+        smallest = (signs * f)[:, weight > 0].min(axis=1, initial=np.inf)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             margins = np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
         self.margin_ = np.where(np.isfinite(margins), margins, 0.0)
 
         # Grouped by class, then by index, as in SVC.
-        order = np.lexsort((self._support_index, self._support_codes))
-        self.support_ = self._support_index[order].astype(np.int32)
+        order = np.lexsort((run.index, run.codes))
+        self.support_ = run.index[order].astype(np.int32)
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
-            self.support_vectors_ = self._support_rows[order]
+            self.support_vectors_ = run.rows[order]
         self.dual_coef_ = dual_coef[:, order]
-        self.n_support_ = np.bincount(
-            self._support_codes, minlength=len(self.classes_)
-        ).astype(np.int32)
+        self.n_support_ = np.bincount(run.codes, minlength=len(self.classes_)).astype(
+            np.int32
+        )
         self.intercept_ = np.zeros(len(dual_coef))
+
+    def _geometric_margins(self, X, codes, weight):
+        """The geometric margin in feature space of each one-vs-rest problem
+        on the rows of X of positive ``weight``, labelled by ``codes``
+        (indices in ``classes_``); used by :func:`skperc.metrics.margin`."""
+        scores = self.decision_function(X).reshape(X.shape[0], -1)
+        problems = first_class(self.classes_) + np.arange(scores.shape[1])
+        signs = np.where(codes[:, None] == problems, 1.0, -1.0)
+        smallest = (signs * scores)[weight > 0].min(axis=0, initial=np.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
+
+
+def _feature_space_norms(dual_coef, support_f):
+    """||w|| of each problem: ||w||^2 = a^T K a = sum_j a_j f(x_j) over the
+    support vectors, each f divided by the largest |f| first, whose square
+    may overflow."""
+    size = np.abs(support_f).max(axis=1, initial=0.0)[:, None]
+    size[size == 0] = 1.0
+    return np.sqrt(
+        np.maximum((dual_coef * (support_f / size)).sum(axis=1), 0) * size[:, 0]
+    )

@@ -19,105 +19,39 @@ follow the function, for the norm ``||w||^2 = sum_r coef[c, r] f[c, r]``.
 from cpython.ref cimport PyObject
 from cython.view cimport array as c_array
 from libc.math cimport pow, sqrt, tanh
-from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
+from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from ._overflow cimport (
-    DECISION_VALUE, KERNEL_VALUE, SQUARED_RADIUS, THRESHOLD, fail, finite,
+from ._epochs cimport (
+    CHECK_EVERY, Control, Epochs, active, after_update, begin_epoch,
+    close_epochs, count_update, end_epoch, interrupted, open_epochs,
+    see_radius, start_run,
 )
-from ._shuffle cimport shuffle_order
-from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
+from ._overflow cimport DECISION_VALUE, KERNEL_VALUE, fail, finite
+from ._thresholds cimport Threshold, read_threshold
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-
-    /* exp(x) for x <= 0, in arithmetic that a compiler can vectorize (the
-       libm call cannot be): x = k ln2 + r with |r| <= ln2 / 2, the Taylor
-       polynomial of exp(r) to degree 13 (its remainder is below 2^-60),
-       and 2^k added to the exponent bits. Within 1 ulp of the correctly
-       rounded value on [-707, 0]; below -707 the value, under 1e-307, is
-       0. The rounding to k adds and subtracts 1.5 2^52. */
-    static inline double skperc_exp_nonpositive(double x) {
-        const double shifter = 0x1.8p52;
-        double xc = x < -707.0 ? -707.0 : x;
-        double t = xc * 0x1.71547652b82fep0 + shifter;
-        double k = t - shifter;
-        /* ln2 split in two: k times the first part is exact */
-        double r = xc - k * 0x1.62e42fefa3800p-1;
-        r = r - k * 0x1.ef35793c76730p-45;
-        double p = 1.0 / 6227020800.0;
-        p = p * r + 1.0 / 479001600.0;
-        p = p * r + 1.0 / 39916800.0;
-        p = p * r + 1.0 / 3628800.0;
-        p = p * r + 1.0 / 362880.0;
-        p = p * r + 1.0 / 40320.0;
-        p = p * r + 1.0 / 5040.0;
-        p = p * r + 1.0 / 720.0;
-        p = p * r + 1.0 / 120.0;
-        p = p * r + 1.0 / 24.0;
-        p = p * r + 1.0 / 6.0;
-        p = p * r + 0.5;
-        p = p * r + 1.0;
-        p = p * r + 1.0;
-        int64_t t_bits, p_bits, shifter_bits;
-        memcpy(&t_bits, &t, 8);
-        memcpy(&p_bits, &p, 8);
-        memcpy(&shifter_bits, &shifter, 8);
-        p_bits += (t_bits - shifter_bits) * ((int64_t)1 << 52);
-        memcpy(&p, &p_bits, 8);
-        return x < -707.0 ? 0.0 : p;
-    }
-
-    /* out[r] = exp(-gamma ||x_r - x_j||^2) from out[r] = x_r . x_j and the
-       squared norms, the distance expanded and clipped at 0 as scikit-learn
-       does. */
-    #define SKPERC_RBF_BODY                                                 \
-        for (Py_ssize_t r = 0; r < n; r++) {                                \
-            double d2 = (-2.0 * out[r] + sq_norms[r]) + sq_norm_j;          \
-            d2 = d2 < 0.0 ? 0.0 : d2;                                       \
-            out[r] = skperc_exp_nonpositive(-gamma * d2);                   \
-        }
-    static void skperc_rbf_generic(double *out, const double *sq_norms,
-                                   double sq_norm_j, double gamma,
-                                   Py_ssize_t n) {
-        SKPERC_RBF_BODY
-    }
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    /* The same loop for processors with AVX2, 4 lanes wide, chosen at run
-       time. */
-    __attribute__((target("avx2")))
-    static void skperc_rbf_avx2(double *out, const double *sq_norms,
-                                double sq_norm_j, double gamma,
-                                Py_ssize_t n) {
-        SKPERC_RBF_BODY
-    }
-    #endif
-    static void skperc_rbf(double *out, const double *sq_norms,
-                           double sq_norm_j, double gamma, Py_ssize_t n) {
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-        if (__builtin_cpu_supports("avx2")) {
-            skperc_rbf_avx2(out, sq_norms, sq_norm_j, gamma, n);
-            return;
-        }
-    #endif
-        skperc_rbf_generic(out, sq_norms, sq_norm_j, gamma, n);
-    }
-    """
+cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
                     double gamma, Py_ssize_t n) noexcept nogil
 
-# The kernel codes, mirrored in _kernel_perceptron.py.
-cdef enum:
+# The kernels the loop computes itself; KERNEL_PYTHON calls back to Python.
+cpdef enum KernelKind:
     KERNEL_PYTHON = 0
     KERNEL_LINEAR = 1
     KERNEL_POLY = 2
     KERNEL_RBF = 3
     KERNEL_SIGMOID = 4
     KERNEL_PRECOMPUTED = 5
+
+
+# The parameters of a kernel.
+cdef struct KernelSpec:
+    int kind
+    double gamma
+    double coef0
+    double degree
 
 
 cdef struct Kernel:
@@ -156,10 +90,6 @@ cdef struct Model:
     Py_ssize_t n_support
     unsigned char* in_support
     Py_ssize_t budget         # 0: no budget
-    int64_t* n_updates
-    int64_t* n_steps
-    int64_t* n_epochs
-    unsigned char* converged
 
 
 cdef void _dots(const double* rows, Py_ssize_t n, Py_ssize_t m,
@@ -278,7 +208,7 @@ cdef inline void _add_two(double a, double b, const double* column, double* f,
 
 
 cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
-                        int64_t* epoch_changes) except -1 nogil:
+                        Epochs* e) except -1 nogil:
     """Remove the oldest support vector from the function."""
     cdef Py_ssize_t n = m.n_points
     cdef Py_ssize_t c
@@ -298,130 +228,94 @@ cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
             _add(-m.coef[c * n + j], column, m.f + c * n, n)
         m.coef[c * n + j] = 0.0
         # The function of problem c changed: it has not converged.
-        epoch_changes[c] += 1
-        m.converged[c] = 0
+        e.epoch_changes[c] += 1
+        e.converged[c] = 0
     return 0
 
 
-cdef Py_ssize_t _run_epochs(
+cdef int _run_epochs(
     Model* m,
     Cache* cache,
     const Kernel* kernel,
-    const Threshold* rule,
     const double* diag,
     const int32_t* y,
     const double* weight,
     Py_ssize_t* visit,
     Py_ssize_t n_visit,
-    double* radius,
-    Py_ssize_t max_iter,
-    bint shuffle_visits,
-    uint64_t seed,
-    bint stop_when_separated,
-    int verbose,
-    double* thresholds,
+    Epochs* e,
     double* delta,
     double* delta_avg,
-    int64_t* epoch_updates,
-    int64_t* epoch_changes,
-    int64_t* failure,
 ) except -1 nogil:
     """The epochs of one call. A kernel value, radius, threshold or decision
-    value that is not finite stops the call, recorded in ``failure``."""
+    value that is not finite stops the call, recorded in e.failure."""
     cdef Py_ssize_t n = m.n_points
     cdef Py_ssize_t k = m.n_problems
-    cdef Py_ssize_t epoch, ii, i, c, n_active, n_epochs = 0
-    cdef double max_diag = radius[0]
-    cdef double rho2 = radius[1]
+    cdef Py_ssize_t epoch, ii, i, c
+    cdef Py_ssize_t countdown = CHECK_EVERY
     cdef double yc
     cdef double* column
-    cdef bint radius_changed, updated
-    cdef int64_t total_updates
-    cdef uint64_t rng = seed
+    cdef bint updated
 
-    for c in range(k):
-        m.converged[c] = 0
-        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
-        if not finite(thresholds[c]):
-            fail(failure, THRESHOLD, 0, m.n_updates[c], c)
-            return n_epochs
-
-    for epoch in range(max_iter):
-        n_active = 0
-        for c in range(k):
-            epoch_updates[c] = 0
-            epoch_changes[c] = 0
-            if not (stop_when_separated and m.converged[c]):
-                n_active += 1
-        if n_active == 0:
+    if not start_run(e):
+        return 0
+    for epoch in range(e.control.max_iter):
+        if begin_epoch(e, epoch, visit, n_visit) == 0:
             break
-        if shuffle_visits:
-            shuffle_order(visit, n_visit, &rng)
-        radius_changed = False
-
         for ii in range(n_visit):
+            countdown -= 1
+            if countdown <= 0:
+                countdown = CHECK_EVERY
+                interrupted(e)
             i = visit[ii]
             if weight[i] == 0.0:
                 continue
-            # The radius follows k(x, x) before the example is examined;
-            # after the first epoch it cannot change.
+            # The radius follows k(x, x), the squared norm in feature space.
             if epoch == 0:
                 if not finite(diag[i]):
-                    fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
-                    return n_epochs
-                if diag[i] > max_diag:
-                    max_diag = diag[i]
-                if follow_radius(rule, diag[i], &rho2):
-                    radius_changed = True
-                    if not finite(rho2):
-                        fail(failure, SQUARED_RADIUS, epoch, m.n_updates[0], 0)
-                        return n_epochs
-                    for c in range(k):
-                        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
-                        if not finite(thresholds[c]):
-                            fail(failure, THRESHOLD, epoch, m.n_updates[c], c)
-                            return n_epochs
+                    fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                    return 0
+                if diag[i] > e.max_norm2:
+                    e.max_norm2 = diag[i]
+                if not see_radius(e, diag[i]):
+                    return 0
 
             updated = False
             for c in range(k):
                 delta[c] = 0.0
-                if stop_when_separated and m.converged[c]:
+                if not active(e, c):
                     continue
                 yc = 1.0 if y[i] == m.first_class + c else -1.0
                 if not finite(m.f[c * n + i]):
-                    fail(failure, DECISION_VALUE, epoch, m.n_updates[c], c)
-                    return n_epochs
-                m.n_steps[c] += 1
-                if yc * m.f[c * n + i] <= thresholds[c]:
+                    fail(e.failure, DECISION_VALUE, epoch, e.n_updates[c], c)
+                    return 0
+                e.n_steps[c] += 1
+                if yc * m.f[c * n + i] <= e.thresholds[c]:
                     delta[c] = yc * weight[i]
                     # Lazy averaging: the update made at step s counts in
                     # the mean of the function over steps s..N.
-                    delta_avg[c] = delta[c] * <double>(m.n_steps[c] - 1)
-                    m.n_updates[c] += 1
-                    epoch_updates[c] += 1
-                    epoch_changes[c] += 1
+                    delta_avg[c] = delta[c] * <double>(e.n_steps[c] - 1)
+                    count_update(e, c)
                     updated = True
-                    if rule.kind == POWER or rule.kind == PYTHON:
-                        thresholds[c] = threshold(rule, m.n_updates[c] + 1, rho2)
-                        if not finite(thresholds[c]):
-                            fail(failure, THRESHOLD, epoch, m.n_updates[c], c)
-                            return n_epochs
+                    if not after_update(e, c):
+                        return 0
             if not updated:
                 continue
 
             if not m.in_support[i]:
                 while m.budget > 0 and m.n_support >= m.budget:
-                    _forget_oldest(m, cache, kernel, epoch_changes)
+                    _forget_oldest(m, cache, kernel, e)
                     if not cache.finite_columns:
-                        fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
-                        return n_epochs
+                        fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                        return 0
                 m.queue[(m.queue_start + m.n_support) % n] = i
                 m.n_support += 1
                 m.in_support[i] = 1
+            # an update touches every point: it counts as many examples
+            countdown -= n // 64
             column = _column(cache, kernel, i)
             if not cache.finite_columns:
-                fail(failure, KERNEL_VALUE, epoch, m.n_updates[0], 0)
-                return n_epochs
+                fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                return 0
             for c in range(k):
                 if delta[c] == 0.0:
                     continue
@@ -432,40 +326,22 @@ cdef Py_ssize_t _run_epochs(
                              m.g + c * n, n)
                 else:
                     _add(delta[c], column, m.f + c * n, n)
-
-        n_epochs += 1
-        total_updates = 0
-        for c in range(k):
-            if stop_when_separated and m.converged[c]:
-                continue
-            m.n_epochs[c] += 1
-            total_updates += epoch_updates[c]
-            # An epoch without updates separates the sample with the final
-            # thresholds only if the radius held still during it.
-            m.converged[c] = epoch_changes[c] == 0 and not radius_changed
-        if verbose > 0:
-            with gil:
-                print(f"-- Epoch {epoch + 1}: {total_updates} updates, "
-                      f"{n_active} problem(s) still updating, "
-                      f"{m.n_support} support vectors, "
-                      f"radius {sqrt(max_diag):.6g}")
+        end_epoch(e, m.n_support)
 
     # The decision values of points not visited since their last change.
     if not _all_finite(m.f, k * n) or (m.g != NULL and not _all_finite(m.g, k * n)):
-        fail(failure, DECISION_VALUE, n_epochs - 1, m.n_updates[0], 0)
-        return n_epochs
-    radius[0] = max_diag
-    radius[1] = rho2
-    return n_epochs
+        fail(e.failure, DECISION_VALUE, e.n_run - 1, e.n_updates[0], 0)
+        return 0
+    return 1
 
 
 cdef void _set_kernel(Kernel* kernel, const double[:, ::1] rows,
-                      const double[::1] sq_norms, int kind, double gamma,
-                      double coef0, double degree, object compute):
-    kernel.kind = kind
-    kernel.gamma = gamma
-    kernel.coef0 = coef0
-    kernel.degree = degree
+                      const double[::1] sq_norms, KernelSpec spec,
+                      object compute):
+    kernel.kind = spec.kind
+    kernel.gamma = spec.gamma
+    kernel.coef0 = spec.coef0
+    kernel.degree = spec.degree
     kernel.rows = &rows[0, 0] if rows.shape[0] > 0 else NULL
     kernel.n_columns = <int>rows.shape[1]
     kernel.sq_norms = &sq_norms[0] if sq_norms.shape[0] > 0 else NULL
@@ -511,10 +387,7 @@ def column_cache(Py_ssize_t n_slots, Py_ssize_t n_points):
 def run_epochs(
     const double[:, ::1] rows,
     const double[::1] sq_norms,
-    int kernel_kind,
-    double gamma,
-    double coef0,
-    double degree,
+    KernelSpec spec,
     object compute_column,
     double[:, ::1] columns,
     const double[::1] diag,
@@ -522,64 +395,70 @@ def run_epochs(
     int32_t first_class,
     const double[::1] weight,
     Py_ssize_t[::1] visit,
-    double[:, ::1] f,
-    double[:, ::1] g,
-    double[:, ::1] coef,
-    double[:, ::1] avg_coef,
-    int64_t[::1] queue,
-    int64_t[::1] support_state,
-    unsigned char[::1] in_support,
+    points,
+    run,
     Py_ssize_t budget,
-    int64_t[::1] n_updates,
-    int64_t[::1] n_steps,
-    int64_t[::1] n_epochs,
-    unsigned char[::1] converged,
-    double[::1] radius,
-    int kind,
-    double beta,
-    double alpha,
     object schedule,
-    int radius_rule,
-    Py_ssize_t max_iter,
-    bint shuffle,
-    uint64_t seed,
-    bint stop_when_separated,
-    int verbose,
+    Control control,
+    const unsigned char[::1] stop,
     int64_t[::1] failure,
 ):
-    """Run up to max_iter epochs over the points in visit; update the state
-    in place.
+    """Run up to ``control.max_iter`` epochs over the points in visit;
+    update the state in place.
 
-    The kernel is ``kernel_kind`` on ``rows`` (the points, or the Gram
-    matrix), or, for KERNEL_PYTHON, ``compute_column(j, slot)``, which
-    writes the column of point j into ``columns[slot]``. ``columns`` is the
-    cache, one column a row. Point ``r`` is positive for problem ``c`` when
-    ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``. ``g`` and
-    ``avg_coef`` with no rows turn averaging off. ``queue`` holds the
-    support, oldest first, as a ring of ``support_state = (start, count)``.
-    ``radius`` holds the largest k(x, x) seen and the schedule's rho^2.
-    Returns the number of epochs run. A value that is not finite stops the
-    run and is recorded in ``failure`` (see _overflow.pxd), the state then
-    being unusable.
+    The kernel is ``spec`` on ``rows`` (the points, or the Gram matrix), or,
+    for KERNEL_PYTHON, ``compute_column(j, slot)``, which writes the column
+    of point j into ``columns[slot]``. ``columns`` is the cache, one column
+    a row. Point ``r`` is positive for problem ``c`` when
+    ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``.
+    ``points`` holds the function on the points (``f``, ``g``, ``coef``,
+    ``avg_coef``; ``g`` and ``avg_coef`` with no rows turn averaging off)
+    and the support, oldest first, as a ring ``queue`` of
+    ``support_state = (start, count)`` with ``in_support``; ``run`` the
+    counters of the run (``n_updates``, ``n_steps``) and ``radius``, the
+    largest k(x, x) seen and the schedule's rho^2. ``schedule`` is a
+    validated ThresholdSchedule. ``stop[0]`` set by another thread ends the
+    call with KeyboardInterrupt. Returns (epochs of each problem, whether
+    each converged). A value that is not finite stops the run and is
+    recorded in ``failure`` (see _overflow.pxd), the state then being
+    unusable.
     """
+    cdef double[:, ::1] f = points.f
+    cdef double[:, ::1] g = points.g
+    cdef double[:, ::1] coef = points.coef
+    cdef double[:, ::1] avg_coef = points.avg_coef
+    cdef int64_t[::1] queue = points.queue
+    cdef int64_t[::1] support_state = points.support_state
+    cdef unsigned char[::1] in_support = points.in_support
     cdef Py_ssize_t n_points = f.shape[1]
     cdef Py_ssize_t n_slots = columns.shape[0]
     cdef Py_ssize_t k = f.shape[0]
-    cdef Py_ssize_t n_run
+    cdef Py_ssize_t ii
+    cdef bint average = g.shape[0] > 0
+    cdef Threshold rule = read_threshold(schedule, 1.0)
     cdef Kernel kernel
     cdef Cache cache
     cdef Model model
-    cdef Threshold rule
+    cdef Epochs e
 
+    opened = open_epochs(&e, run, &rule, &control, failure, stop)
+    if not (e.n_problems == k and n_slots > 0 and columns.shape[1] == n_points
+            and diag.shape[0] == n_points and y.shape[0] == n_points
+            and weight.shape[0] == n_points and coef.shape[0] == k
+            and coef.shape[1] == n_points and queue.shape[0] == n_points
+            and in_support.shape[0] == n_points
+            and support_state.shape[0] == 2
+            and (not average or (g.shape[1] == n_points
+                                 and avg_coef.shape[0] == k
+                                 and avg_coef.shape[1] == n_points))):
+        raise ValueError("run_epochs: the state's arrays do not fit the points.")
+    _check_kernel_rows(rows, sq_norms, spec.kind, n_points)
+    for ii in range(visit.shape[0]):
+        if not 0 <= visit[ii] < n_points:
+            raise ValueError("run_epochs: a visited point is out of range.")
     if visit.shape[0] == 0:
-        return 0
-    _set_kernel(&kernel, rows, sq_norms, kernel_kind, gamma, coef0, degree,
-                compute_column)
-    rule.kind = kind
-    rule.beta = beta
-    rule.alpha = alpha
-    rule.schedule = <PyObject*>schedule
-    rule.radius_rule = radius_rule
+        return close_epochs(&e, run, opened)
+    _set_kernel(&kernel, rows, sq_norms, spec, compute_column)
 
     cdef int64_t[::1] slot_of = np.full(n_points, -1, dtype=np.int64)
     cdef int64_t[::1] owner = np.zeros(n_slots, dtype=np.int64)
@@ -598,52 +477,54 @@ def run_epochs(
     model.n_points = n_points
     model.first_class = first_class
     model.f = &f[0, 0]
-    model.g = &g[0, 0] if g.shape[0] > 0 else NULL
+    model.g = &g[0, 0] if average else NULL
     model.coef = &coef[0, 0]
-    model.avg_coef = &avg_coef[0, 0] if g.shape[0] > 0 else NULL
+    model.avg_coef = &avg_coef[0, 0] if average else NULL
     model.queue = &queue[0]
     model.queue_start = support_state[0]
     model.n_support = support_state[1]
     model.in_support = &in_support[0]
     model.budget = budget
-    model.n_updates = &n_updates[0]
-    model.n_steps = &n_steps[0]
-    model.n_epochs = &n_epochs[0]
-    model.converged = &converged[0]
 
-    cdef double[::1] thresholds = np.empty(k)
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)
-    cdef int64_t[::1] epoch_updates = np.zeros(k, dtype=np.int64)
-    cdef int64_t[::1] epoch_changes = np.zeros(k, dtype=np.int64)
 
     with nogil:
-        n_run = _run_epochs(
-            &model, &cache, &kernel, &rule, &diag[0], &y[0], &weight[0],
-            &visit[0], visit.shape[0], &radius[0], max_iter, shuffle, seed,
-            stop_when_separated, verbose, &thresholds[0], &delta[0],
-            &delta_avg[0], &epoch_updates[0], &epoch_changes[0], &failure[0],
+        _run_epochs(
+            &model, &cache, &kernel, &diag[0], &y[0], &weight[0],
+            &visit[0], visit.shape[0], &e, &delta[0], &delta_avg[0],
         )
     support_state[0] = model.queue_start
     support_state[1] = model.n_support
-    return n_run
+    return close_epochs(&e, run, opened)
+
+
+cdef _check_kernel_rows(const double[:, ::1] rows, const double[::1] sq_norms,
+                        int kind, Py_ssize_t n_points):
+    """Raise ValueError unless the rows fit the kind of kernel: the compiled
+    kernels read them unchecked."""
+    if kind == KERNEL_PYTHON:
+        return
+    if rows.shape[0] != n_points or (
+            kind == KERNEL_PRECOMPUTED and rows.shape[1] != n_points) or (
+            kind != KERNEL_PRECOMPUTED and sq_norms.shape[0] != n_points):
+        raise ValueError("The kernel's rows do not fit the points.")
 
 
 def kernel_column(
     const double[:, ::1] rows,
     const double[::1] sq_norms,
-    int kernel_kind,
-    double gamma,
-    double coef0,
-    double degree,
+    KernelSpec spec,
     Py_ssize_t j,
 ):
     """The compiled kernel column ``k(x_r, x_j)`` over the rows, as the
     training loop computes it."""
     cdef Kernel kernel
     cdef double[::1] out = np.empty(rows.shape[0])
-    _set_kernel(&kernel, rows, sq_norms, kernel_kind, gamma, coef0, degree,
-                None)
+    _check_kernel_rows(rows, sq_norms, spec.kind, rows.shape[0])
+    if spec.kind == KERNEL_PYTHON or not 0 <= j < rows.shape[0]:
+        raise ValueError("kernel_column: a compiled kernel and a row of rows.")
+    _set_kernel(&kernel, rows, sq_norms, spec, None)
     with nogil:
         _compute_column(&kernel, j, 0, &out[0], rows.shape[0])
     return out.base
@@ -652,25 +533,25 @@ def kernel_column(
 def kernel_diagonal(
     const double[:, ::1] rows,
     const double[::1] sq_norms,
-    int kernel_kind,
-    double gamma,
-    double coef0,
-    double degree,
+    KernelSpec spec,
 ):
     """``k(x_r, x_r)`` of the rows of a compiled kernel, from the squared
     norms (the diagonal of the Gram matrix for KERNEL_PRECOMPUTED)."""
     cdef Py_ssize_t r, n = rows.shape[0]
     cdef double[::1] out = np.empty(n)
+    _check_kernel_rows(rows, sq_norms, spec.kind, n)
+    if spec.kind == KERNEL_PYTHON:
+        raise ValueError("kernel_diagonal: a compiled kernel.")
     with nogil:
         for r in range(n):
-            if kernel_kind == KERNEL_PRECOMPUTED:
+            if spec.kind == KERNEL_PRECOMPUTED:
                 out[r] = rows[r, r]
-            elif kernel_kind == KERNEL_LINEAR:
+            elif spec.kind == KERNEL_LINEAR:
                 out[r] = sq_norms[r]
-            elif kernel_kind == KERNEL_POLY:
-                out[r] = pow(gamma * sq_norms[r] + coef0, degree)
-            elif kernel_kind == KERNEL_RBF:
+            elif spec.kind == KERNEL_POLY:
+                out[r] = pow(spec.gamma * sq_norms[r] + spec.coef0, spec.degree)
+            elif spec.kind == KERNEL_RBF:
                 out[r] = 1.0
             else:
-                out[r] = tanh(gamma * sq_norms[r] + coef0)
+                out[r] = tanh(spec.gamma * sq_norms[r] + spec.coef0)
     return out.base

@@ -16,8 +16,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._classes import check_class_count
-from ._linear import LinearPredictMixin
+from ._base import LinearPredictMixin, check_class_count
 from ._nonfinite import raise_non_finite
 
 # The programs are solved in float64, on X scaled by a power of 2 that

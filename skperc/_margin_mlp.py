@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._classes import check_finite_scores
+from ._base import check_finite_scores
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,

@@ -1,49 +1,84 @@
 """MarginPerceptron: Rosenblatt's perceptron and its margin variants."""
 
-from numbers import Integral, Real
+from dataclasses import dataclass, fields
+from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state, compute_class_weight
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    validate_data,
-)
 
-from ._classes import (
-    check_class_count,
-    partial_fit_codes,
-    warn_not_converged,
+from ._base import (
+    BasePerceptron,
+    LinearPredictMixin,
+    first_class,
+    linear_margins,
+    problem_count,
+    rows_of,
 )
-from ._linear import LinearPredictMixin
-from ._margin_perceptron_fast import run_epochs, smallest_margins
+from ._compat import Interval, StrOptions
+from ._docs import fill_doc
+from ._margin_perceptron_fast import LiftMode, run_epochs
 from ._nonfinite import check_failure, new_failure, raise_non_finite
-from .schedules import ThresholdSchedule, _compiled_threshold
-
-# The codes of _margin_perceptron_fast.pyx.
-_NO_LIFT, _FIXED_LIFT, _AUTO_LIFT = 0, 1, 2
-
-_VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
 
 _REMEDY = "or lower eta0"
 
-# The state of a run that the compiled loop updates: the attribute of the
-# estimator and the name of the loop's argument.
-_RUN_STATE = {
-    "_coef": "coef",
-    "_lift_coef": "lift_coef",
-    "_avg_coef": "avg_coef",
-    "_avg_lift": "avg_lift",
-    "n_updates_": "n_updates",
-    "_n_steps": "n_steps",
-}
+
+@dataclass
+class LinearRun:
+    """The state of a run that the compiled loop carries from call to call:
+    the weights kept feature-major (so that one example updates and scores
+    every class from contiguous memory), the lazy-averaging sums, the
+    update and step counts, and the largest squared norm seen with the
+    schedule's squared radius."""
+
+    coef: np.ndarray  # (n_features, n_problems)
+    lift_coef: np.ndarray  # (n_problems,): the weights of the lifted coordinate
+    avg_coef: np.ndarray  # (n_features, n_problems), or no rows
+    avg_lift: np.ndarray  # (n_problems,)
+    n_updates: np.ndarray  # (n_problems,) int64
+    n_steps: np.ndarray  # (n_problems,) int64
+    radius: np.ndarray  # (2,)
+
+    @classmethod
+    def start(cls, n_features, n_problems, average):
+        return cls(
+            coef=np.zeros((n_features, n_problems)),
+            lift_coef=np.zeros(n_problems),
+            avg_coef=np.zeros((n_features if average else 0, n_problems)),
+            avg_lift=np.zeros(n_problems),
+            n_updates=np.zeros(n_problems, dtype=np.int64),
+            n_steps=np.zeros(n_problems, dtype=np.int64),
+            radius=np.zeros(2),
+        )
+
+    def block(self, columns):
+        """A copy of the state of the problems ``columns`` (a range)."""
+        return LinearRun(
+            **{
+                field.name: np.array(getattr(self, field.name)[..., columns], order="C")
+                for field in fields(self)
+                if field.name != "radius"
+            },
+            radius=self.radius.copy(),
+        )
+
+    @classmethod
+    def join(cls, blocks):
+        """The state of blocks of consecutive problems, each trained over
+        the same examples: every block followed the same radius."""
+        return cls(
+            **{
+                field.name: np.concatenate(
+                    [getattr(block, field.name) for block in blocks], axis=-1
+                )
+                for field in fields(cls)
+                if field.name != "radius"
+            },
+            radius=blocks[0].radius,
+        )
 
 
-class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     """Rosenblatt's perceptron and the margin perceptrons.
 
     The perceptron visits the examples in order, one pass per epoch, and on
@@ -83,10 +118,7 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         coordinate, see ``intercept_scaling``) and ``eps*`` the largest
         margin of a separating hyperplane through the origin.
 
-    alpha : float, default=1.3
-        The exponent of ``beta="power"``, in the open interval (1, 2); it
-        is not used by the other thresholds. Values near 2 give margins
-        near the optimum but need many more epochs.
+    {{alpha}}
 
     eta0 : float, default=1.0
         The learning rate: an update adds ``eta0 * y * x``. Every threshold
@@ -116,12 +148,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         :meth:`fit`. Reaching it without an epoch free of updates raises a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
 
-    shuffle : bool, default=True
-        Whether to shuffle the training data before each epoch.
+    {{shuffle}}
 
-    random_state : int, RandomState instance or None, default=None
-        The seed of the shuffling, when ``shuffle=True``. Pass an int for
-        reproducible output across multiple function calls.
+    {{random_state}}
 
     average : bool, default=False
         Whether ``coef_`` and ``intercept_`` are the averaged perceptron of
@@ -130,16 +159,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         updates themselves). The updates, and so ``n_updates_`` and the
         stopping rule, follow the plain weights.
 
-    class_weight : dict, "balanced" or None, default=None
-        Weights of the classes, ``{class_label: weight}``, which multiply
-        the update of every example of that class, in each one-vs-rest
-        problem. ``"balanced"`` uses ``n_samples / (n_classes *
-        np.bincount(y))``; it is not supported by :meth:`partial_fit`.
+    {{class_weight}}
 
-    warm_start : bool, default=False
-        Whether :meth:`fit` continues the previous run (weights, update
-        counts, radius and averages) instead of starting from zero weights.
-        The classes and the number of features must not change.
+    {{warm_start}}
 
     n_jobs : int, default=None
         The number of threads training the one-vs-rest problems of a
@@ -148,13 +170,11 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         :obj:`joblib.parallel_backend` context; ``-1`` means all
         processors. The result does not depend on ``n_jobs``.
 
-    verbose : int, default=0
-        Print a line per epoch when ``> 0``.
+    {{verbose}}
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    {{classes_}}
 
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         The weights of the decision function, in float64.
@@ -167,9 +187,7 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         The number of epochs of the last call to :meth:`fit` or
         :meth:`partial_fit`, the largest over the one-vs-rest problems.
 
-    n_updates_ : ndarray of shape (1,) or (n_classes,)
-        The number of updates made by each binary problem since the run
-        began (the number of mistakes, with ``beta=0``).
+    {{n_updates_}}
 
     margin_ : ndarray of shape (1,) or (n_classes,)
         The geometric margin of each binary problem on the training data of
@@ -181,17 +199,9 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         The largest norm ``||x||`` of a training example seen so far,
         without the intercept coordinate.
 
-    converged_ : bool
-        Whether the last epoch of every binary problem made no update: the
-        training data of the last call is then separated with every margin
-        above its threshold.
+    {{converged_}}
 
-    n_features_in_ : int
-        Number of features seen during :meth:`fit`.
-
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during :meth:`fit`. Defined only when `X`
-        has feature names that are all strings.
+    {{n_features_in_}}
 
     See Also
     --------
@@ -242,9 +252,11 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     .. [2] A. B. J. Novikoff, "On convergence proofs for perceptrons",
        Symposium on the Mathematical Theory of Automata, 1962.
     .. [3] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
-       Perceptron's Compression", CiE 2020, Section 2.
+       Perceptron's Compression", Computing with Foresight and Industry
+       (CiE 2020), Lecture Notes in Computer Science 12098, Springer, 2020,
+       Section 2.
     .. [4] Y. Freund and R. E. Schapire, "Large margin classification using
-       the perceptron algorithm", Machine Learning 37, 1999.
+       the perceptron algorithm", Machine Learning 37(3), 277-296, 1999.
 
     Examples
     --------
@@ -263,26 +275,13 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "beta": [
-            Interval(Real, 0, None, closed="left"),
-            StrOptions({"scale", "power"}),
-            ThresholdSchedule,
-        ],
-        "alpha": [Interval(Real, 1, 2, closed="neither")],
+        **BasePerceptron._parameter_constraints,
         "eta0": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "intercept_scaling": [
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto"}),
         ],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state"],
-        "average": ["boolean"],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "warm_start": ["boolean"],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -316,239 +315,97 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Train until an epoch makes no update, or for ``max_iter`` epochs.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data. float32 and C-ordered float64 arrays and CSR
-            matrices are used without a copy.
-
-        y : array-like of shape (n_samples,)
-            Target values.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the examples; each multiplies the
-            update its example makes.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        threshold = _compiled_threshold(self.beta, self.alpha)
-        warm = self.warm_start and hasattr(self, "coef_")
-        # A warm start keeps the features of the run it continues.
-        X, y = validate_data(self, X, y, reset=not warm, **_VALIDATION)
-        check_classification_targets(y)
-        # np.unique's inverse would hold five arrays of len(y) at once.
-        classes = np.unique(y)
-        codes = np.searchsorted(classes, y).astype(np.int32)
-        if warm and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                "warm_start=True continues the previous run, which needs the "
-                f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
-            )
-        check_class_count(self, classes)
-        weight = self._example_weights(X, y, codes, classes, sample_weight)
-        if not warm:
-            self._start_run(classes, X.shape[1])
-        self._train(
-            X, codes, weight, threshold, self.max_iter, stop_when_separated=True
-        )
-        if not self.converged_:
-            warn_not_converged(self)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over a batch, continuing the same run.
-
-        The update counts, the radius, the averages and the weights carry
-        over from call to call, so calls on consecutive chunks of the data
-        make the same model as :meth:`fit` with ``max_iter=1`` and
-        ``shuffle=False`` on the whole.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target values of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            All the classes of the run. Required on the first call, and
-            then equal to it if given again.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the examples of the batch.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        if self.class_weight == "balanced":
-            raise ValueError(
-                "class_weight='balanced' is not supported by partial_fit: the "
-                "class frequencies of a stream are not known in advance. Pass "
-                "weights computed with sklearn.utils.compute_class_weight."
-            )
-        threshold = _compiled_threshold(self.beta, self.alpha)
-        first_call = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
-        check_classification_targets(y)
-        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
-        weight = self._example_weights(X, y, codes, run_classes, sample_weight)
-        if first_call:
-            self._start_run(run_classes, X.shape[1])
-        return self._train(X, codes, weight, threshold, 1, stop_when_separated=False)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
-    def _start_run(self, classes, n_features):
+    def _validation(self):
+        return dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
+
+    def _start_run(self, classes, X):
         """Zero weights and counters for a new run."""
         self.classes_ = classes
-        n_problems = 1 if len(classes) == 2 else len(classes)
-        n_average = n_features if self.average else 0
-        # The weights are kept feature-major so that one example updates
-        # and scores every class from contiguous memory.
-        self._coef = np.zeros((n_features, n_problems))
-        self._lift_coef = np.zeros(n_problems)
-        self._avg_coef = np.zeros((n_average, n_problems))
-        self._avg_lift = np.zeros(n_problems)
-        self._n_steps = np.zeros(n_problems, dtype=np.int64)
-        self._radius_state = np.zeros(2)
-        self.n_updates_ = np.zeros(n_problems, dtype=np.int64)
+        self._run = LinearRun.start(X.shape[1], problem_count(classes), self.average)
+        self.n_updates_ = self._run.n_updates
 
-    def _lift_mode(self):
+    def _lift(self, radius):
+        """The lifted coordinate's mode and value s for a run whose state
+        has ``radius`` (s = 0 without intercept)."""
         if not self.fit_intercept:
-            return _NO_LIFT
-        return _AUTO_LIFT if self.intercept_scaling == "auto" else _FIXED_LIFT
+            return LiftMode.NO_LIFT, 0.0
+        if self.intercept_scaling == "auto":
+            return LiftMode.AUTO_LIFT, float(np.sqrt(radius[0]))
+        return LiftMode.FIXED_LIFT, float(self.intercept_scaling)
 
-    def _lift_value(self, radius_state):
-        """The lifted coordinate s of a run of state radius_state (0 without
-        intercept)."""
-        mode = self._lift_mode()
-        if mode == _AUTO_LIFT:
-            return float(np.sqrt(radius_state[0]))
-        return float(self.intercept_scaling) if mode == _FIXED_LIFT else 0.0
-
-    def _example_weights(self, X, y, codes, classes, sample_weight):
-        """The weight of each example: its sample weight times its class's."""
-        weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
-        if self.class_weight is not None:
-            class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
-            weight = class_weight[codes] * weight
-        return weight
-
-    def _train(self, X, codes, weight, threshold, max_iter, stop_when_separated):
-        """Run the compiled loop; codes are the indices of y in classes_, and
-        threshold the keyword arguments of _compiled_threshold."""
-        codes = codes.astype(np.int32, copy=False)
-        data, indices, indptr = _rows(X)
-
-        rule = dict(
-            **threshold,
-            eta0=float(self.eta0),
-            # the compiled loop reads lift_value with a fixed lift only
-            lift_mode=self._lift_mode(),
-            lift_value=self._lift_value(self._radius_state),
-        )
-        seed = check_random_state(self.random_state).randint(
-            np.iinfo(np.int64).max, dtype=np.int64
-        )
-
-        n_problems = self._coef.shape[1]
-        n_blocks = min(effective_n_jobs(self.n_jobs), n_problems)
-        first_class = 1 if len(self.classes_) == 2 else 0
+    def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
+        """Run the compiled loop on a batch (codes: the indices of y in
+        classes_) and set the fitted attributes."""
+        rows = rows_of(X)
+        mode, value = self._lift(self._run.radius)
+        problems = np.arange(self._run.coef.shape[1])
+        n_blocks = min(effective_n_jobs(self.n_jobs), len(problems))
+        control = self._control(max_iter, stop_when_separated)
+        stop = np.zeros(1, dtype=np.uint8)
 
         def train_block(columns):
-            state = dict(
-                coef=np.ascontiguousarray(self._coef[:, columns]),
-                lift_coef=self._lift_coef[columns],
-                avg_coef=np.ascontiguousarray(self._avg_coef[:, columns]),
-                avg_lift=self._avg_lift[columns],
-                n_updates=self.n_updates_[columns],
-                n_steps=self._n_steps[columns],
-                n_epochs=np.zeros(len(columns), dtype=np.int64),
-                converged=np.zeros(len(columns), dtype=np.uint8),
-                radius=self._radius_state.copy(),
-            )
+            # Each block trains a copy: a run that fails leaves the model
+            # as it was.
+            block = self._run.block(slice(columns[0], columns[-1] + 1))
             failure = new_failure()
-            run_epochs(
-                data,
-                indices,
-                indptr,
+            progress = run_epochs(
+                *rows,
                 X.shape[1],
                 codes,
-                first_class + columns[0],
+                first_class(self.classes_) + columns[0],
                 weight,
-                **state,
-                **rule,
-                max_iter=max_iter,
-                shuffle=self.shuffle,
-                seed=seed,
-                stop_when_separated=stop_when_separated,
-                verbose=self.verbose,
-                failure=failure,
+                block,
+                schedule,
+                float(self.eta0),
+                dict(mode=mode, value=value),
+                control,
+                stop,
+                failure,
             )
-            return columns, state, failure
+            return block, progress, failure
 
-        # Threads share X; a process backend set by the caller (loky, dask)
-        # would send each block its own copy.
-        results = Parallel(n_jobs=n_blocks, require="sharedmem")(
-            delayed(train_block)(columns)
-            for columns in np.array_split(np.arange(n_problems), n_blocks)
-        )
-        # The blocks trained copies of the state: a run stopped by an
-        # overflow leaves the estimator as it was before the call.
+        try:
+            # Threads share X; a process backend set by the caller (loky,
+            # dask) would send each block its own copy.
+            results = Parallel(n_jobs=n_blocks, require="sharedmem")(
+                delayed(train_block)(columns)
+                for columns in np.array_split(problems, n_blocks)
+            )
+        finally:
+            # an interrupt ends every block still running
+            stop[0] = 1
         for _, _, failure in results:
             check_failure(failure, _REMEDY)
-        run = {attribute: getattr(self, attribute).copy() for attribute in _RUN_STATE}
-        n_epochs = np.zeros(n_problems, dtype=np.int64)
-        converged = np.zeros(n_problems, dtype=bool)
-        for columns, state, _ in results:
-            for attribute, name in _RUN_STATE.items():
-                run[attribute][..., columns] = state[name]
-            n_epochs[columns] = state["n_epochs"]
-            converged[columns] = state["converged"]
-        # Every block follows the same radius through the same examples.
-        run["_radius_state"] = results[0][1]["radius"]
-        self.coef_, self.intercept_ = self._model(run)
-        for attribute, value in run.items():
-            setattr(self, attribute, value)
+        self._run = LinearRun.join([block for block, _, _ in results])
+        n_epochs, converged = (
+            np.concatenate([progress[i] for _, progress, _ in results]) for i in (0, 1)
+        )
+        self.coef_, self.intercept_ = self._model()
+        self.n_updates_ = self._run.n_updates
         self.n_iter_ = int(n_epochs.max())
         self.converged_ = bool(converged.all())
-        self.radius_ = float(np.sqrt(self._radius_state[0]))
-        self.margin_ = _geometric_margins(
-            (data, indices, indptr, X.shape[1]),
-            codes,
-            first_class,
-            weight,
-            self.coef_,
-            self.intercept_,
+        self.radius_ = float(np.sqrt(self._run.radius[0]))
+        self.margin_ = linear_margins(
+            X, codes, first_class(self.classes_), weight, self.coef_, self.intercept_
         )
         return self
 
-    def _model(self, run):
-        """coef_ and intercept_ from the state ``run`` (attribute: value)."""
-        coef = run["_coef"].T.copy()
-        lift_coef = run["_lift_coef"].copy()
+    def _model(self):
+        """coef_ and intercept_ of the run."""
+        run = self._run
+        coef = run.coef.T.copy()
+        lift_coef = run.lift_coef.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             if self.average:
-                steps = np.maximum(run["_n_steps"], 1)
-                coef -= run["_avg_coef"].T / steps[:, None]
-                lift_coef -= run["_avg_lift"] / steps
-            intercept = lift_coef * self._lift_value(run["_radius_state"])
+                steps = np.maximum(run.n_steps, 1)
+                coef -= run.avg_coef.T / steps[:, None]
+                lift_coef -= run.avg_lift / steps
+            intercept = lift_coef * self._lift(run.radius)[1]
         if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
             raise_non_finite(
                 "the averaged weights" if self.average else "the weights",
@@ -556,36 +413,3 @@ class MarginPerceptron(LinearPredictMixin, ClassifierMixin, BaseEstimator):
                 _REMEDY,
             )
         return coef, intercept
-
-
-def _geometric_margins(rows, codes, first_class, weight, coef, intercept):
-    """min y f(x) / ||coef|| of each problem over the examples of positive
-    weight, f summed as in training; 0 where coef is 0 or no example counts."""
-    smallest = smallest_margins(
-        *rows, codes, first_class, weight, np.ascontiguousarray(coef.T), intercept
-    )
-    norms = np.linalg.norm(coef, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        margins = np.where(norms > 0, smallest / norms, 0.0)
-    return np.where(np.isfinite(margins), margins, 0.0)
-
-
-def _rows(X):
-    """data, indices, indptr of the rows of X for the compiled loop.
-
-    Dense rows come as the flat C-ordered array and empty index arrays.
-    CSR rows come with sorted, unique indices (copied only when X's are
-    not), so that sums run in feature order as they do for dense rows.
-    """
-    if not sp.issparse(X):
-        empty = np.empty(0, dtype=np.int32)
-        return X.reshape(-1), empty, empty
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
-    return (
-        X.data,
-        X.indices.astype(index_dtype, copy=False),
-        X.indptr.astype(index_dtype, copy=False),
-    )

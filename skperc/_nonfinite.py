@@ -2,18 +2,19 @@
 
 import numpy as np
 
-# The codes of _overflow.pxd.
+from ._overflow import Quantity
+
 QUANTITIES = {
-    1: "squared norm of an example (the radius of the data)",
-    2: "update threshold",
-    3: "decision value f(x)",
-    4: "weights",
-    5: "averaged weights",
-    6: "kernel values",
+    Quantity.SQUARED_RADIUS: "squared norm of an example (the radius of the data)",
+    Quantity.THRESHOLD: "update threshold",
+    Quantity.DECISION_VALUE: "decision value f(x)",
+    Quantity.WEIGHTS: "weights",
+    Quantity.AVERAGED_WEIGHTS: "averaged weights",
+    Quantity.KERNEL_VALUE: "kernel values",
 }
 
 # The quantities computed from the data alone.
-_DATA_QUANTITIES = (1, 6)
+_DATA_QUANTITIES = (Quantity.SQUARED_RADIUS, Quantity.KERNEL_VALUE)
 
 SCALE_INPUT = "Scale the input features (for example with StandardScaler)"
 

@@ -3,15 +3,14 @@
 
 A loop that meets a value that is not finite writes what it was, and where,
 into a ``failure`` array of 4 int64 and returns; the estimator then raises
-the error of skperc._nonfinite. The codes of the quantities are mirrored in
-skperc._nonfinite.QUANTITIES.
+the error of skperc._nonfinite, which names each Quantity.
 """
 
 from libc.float cimport DBL_MAX
 from libc.math cimport fabs
 from libc.stdint cimport int64_t
 
-cdef enum:
+cpdef enum Quantity:
     SQUARED_RADIUS = 1
     THRESHOLD = 2
     DECISION_VALUE = 3

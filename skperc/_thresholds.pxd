@@ -1,21 +1,23 @@
 # cython: language_level=3
 """The update thresholds of skperc.schedules, for the compiled loops.
 
-The codes of the kinds are mirrored in skperc.schedules._COMPILED_KINDS.
+A compiled schedule is a kind here and a class of skperc.schedules whose
+``_kind`` names it: a new one adds its kind, its parameters to Threshold
+and read_threshold, and its formula to threshold.
 """
 
 from cpython.ref cimport PyObject
 from libc.math cimport expm1, isfinite, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 
-cdef enum:
+cpdef enum ScheduleKind:
     CONSTANT = 0
     SCALE = 1
     POWER = 2
     PYTHON = 3
 
 # How the radius rho of the schedule follows the data.
-cdef enum:
+cpdef enum RadiusRule:
     RADIUS_NONE = 0
     RADIUS_MAX = 1
     RADIUS_DOUBLE = 2
@@ -25,8 +27,22 @@ cdef struct Threshold:
     int kind
     double beta
     double alpha
+    double scale        # every threshold is multiplied by it (eta0)
     PyObject* schedule  # the ThresholdSchedule, called for kind PYTHON
     int radius_rule
+
+
+cdef inline Threshold read_threshold(object schedule, double scale) except *:
+    """The struct of a validated schedule (which the caller keeps alive
+    while the struct is in use), read once, with the GIL."""
+    cdef Threshold rule
+    rule.kind = schedule._kind
+    rule.radius_rule = schedule._radius_code
+    rule.schedule = <PyObject*>schedule
+    rule.scale = scale
+    rule.beta = float(schedule.beta) if rule.kind == CONSTANT else 0.0
+    rule.alpha = float(schedule.alpha) if rule.kind == POWER else 0.0
+    return rule
 
 
 cdef inline double power_step(double t, double alpha) noexcept nogil:
@@ -52,14 +68,14 @@ cdef inline double python_threshold(PyObject* schedule, int64_t t,
 
 cdef inline double threshold(const Threshold* rule, int64_t t,
                              double rho2) except -1.0 nogil:
-    """beta_t for the t-th update (t = 1, 2, ...), with rho^2 = rho2."""
+    """scale * beta_t for the t-th update (t = 1, 2, ...), with rho^2 = rho2."""
     if rule.kind == CONSTANT:
-        return rule.beta
+        return rule.scale * rule.beta
     if rule.kind == SCALE:
-        return rho2
+        return rule.scale * rho2
     if rule.kind == POWER:
-        return rho2 * power_step(<double>t, rule.alpha)
-    return python_threshold(rule.schedule, t, rho2)
+        return rule.scale * (rho2 * power_step(<double>t, rule.alpha))
+    return rule.scale * python_threshold(rule.schedule, t, rho2)
 
 
 cdef inline bint follow_radius(const Threshold* rule, double norm2,

@@ -20,8 +20,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
-from ._classes import class_codes
-from ._margin_perceptron import _geometric_margins, _rows
+from ._base import class_codes, first_class, linear_margins, problem_count
 from .schedules import (
     ConstantThreshold,
     PowerThreshold,
@@ -117,45 +116,34 @@ def _estimator_margins(estimator, X, y):
         raise ValueError(f"X has {X.shape[0]} samples, but y has {len(y)} labels.")
     classes = estimator.classes_
     codes = class_codes(classes, y, f"the classes of the estimator, {classes.tolist()}")
-    first_class = 1 if len(classes) == 2 else 0
-    n_problems = len(classes) - first_class
-    if hasattr(estimator, "coef_"):
-        coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=np.float64))
-        if coef.shape[0] != n_problems:
-            raise TypeError(
-                f"{type(estimator).__name__} has {coef.shape[0]} rows of "
-                f"coef_ for {len(classes)} classes; margin measures one "
-                "weight vector per one-vs-rest problem (one for two classes)."
-            )
-        if coef.shape[1] != X.shape[1]:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(estimator).__name__} "
-                f"has {coef.shape[1]} weights per problem."
-            )
-    elif hasattr(estimator, "_coef_norm"):
-        scores = estimator.decision_function(X).reshape(len(y), -1)
-        targets = np.arange(first_class, len(classes))
-        signs = np.where(codes[:, None] == targets, 1.0, -1.0)
-        smallest = (signs * scores).min(axis=0)
-        norms = estimator._coef_norm
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(norms > 0, smallest / norms, 0.0)
-    else:
+    weight = np.ones(len(y))
+    if not hasattr(estimator, "coef_"):
+        # skperc's kernel models measure their own margins in feature space
+        if hasattr(estimator, "_geometric_margins"):
+            return estimator._geometric_margins(X, codes, weight)
         raise TypeError(
             "margin measures linear classifiers (with coef_ and intercept_) "
             f"and KernelPerceptron; got {type(estimator).__name__}."
         )
+    coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=np.float64))
+    if coef.shape[0] != problem_count(classes):
+        raise TypeError(
+            f"{type(estimator).__name__} has {coef.shape[0]} rows of "
+            f"coef_ for {len(classes)} classes; margin measures one "
+            "weight vector per one-vs-rest problem (one for two classes)."
+        )
+    if coef.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} "
+            f"has {coef.shape[1]} weights per problem."
+        )
+    # skperc's linear models measure their own margins, summed as in training
+    if hasattr(estimator, "_geometric_margins"):
+        return estimator._geometric_margins(X, codes, weight)
     intercept = np.broadcast_to(
         np.asarray(estimator.intercept_, dtype=np.float64), len(coef)
     )
-    return _geometric_margins(
-        (*_rows(X), X.shape[1]),
-        codes.astype(np.int32),
-        first_class,
-        np.ones(len(y)),
-        coef,
-        np.ascontiguousarray(intercept),
-    )
+    return linear_margins(X, codes, first_class(classes), weight, coef, intercept)
 
 
 def _signed_sample(X, y):

@@ -29,7 +29,16 @@ import math
 from numbers import Real
 
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
+
+from ._compat import Interval
+from ._thresholds import RadiusRule, ScheduleKind
+
+# The radius rules of the schedules, as the compiled loops number them.
+_RADIUS_RULES = {
+    "none": RadiusRule.RADIUS_NONE,
+    "max": RadiusRule.RADIUS_MAX,
+    "double": RadiusRule.RADIUS_DOUBLE,
+}
 
 __all__ = [
     "ThresholdSchedule",
@@ -78,6 +87,22 @@ class ThresholdSchedule(BaseEstimator):
     radius_rule = "max"
 
     _parameter_constraints: dict = {}
+
+    # How the compiled loops compute the threshold: in Python, by calling
+    # threshold(), unless the class itself (not a base) names a compiled kind.
+    _kind = ScheduleKind.PYTHON
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A subclass of a compiled schedule runs through Python, so that
+        # its override of threshold() is honoured.
+        if "_kind" not in cls.__dict__:
+            cls._kind = ScheduleKind.PYTHON
+
+    @property
+    def _radius_code(self):
+        """The radius rule, as the compiled loops number it."""
+        return _RADIUS_RULES[self.radius_rule]
 
     def threshold(self, t, radius):
         """Threshold for the ``t``-th update.
@@ -131,6 +156,7 @@ class ConstantThreshold(ThresholdSchedule):
     """
 
     radius_rule = "none"
+    _kind = ScheduleKind.CONSTANT
 
     _parameter_constraints: dict = {
         "beta": [Interval(Real, 0, None, closed="left")],
@@ -169,6 +195,7 @@ class ScaleThreshold(ThresholdSchedule):
     """
 
     radius_rule = "double"
+    _kind = ScheduleKind.SCALE
 
     def threshold(self, t, radius):
         return float(radius) ** 2
@@ -210,6 +237,7 @@ class PowerThreshold(ThresholdSchedule):
     """
 
     radius_rule = "max"
+    _kind = ScheduleKind.POWER
 
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 1, 2, closed="neither")],
@@ -285,12 +313,6 @@ def _resolve_schedule(beta, alpha):
     return ConstantThreshold(beta)
 
 
-# The codes of the kinds and radius rules of _thresholds.pxd.
-_COMPILED_KINDS = {ConstantThreshold: 0, ScaleThreshold: 1, PowerThreshold: 2}
-_PYTHON_KIND = 3
-_RADIUS_RULES = {"none": 0, "max": 1, "double": 2}
-
-
 def _checked(schedule):
     """The schedule, its parameters and its radius rule validated."""
     schedule._validate_params()
@@ -302,15 +324,7 @@ def _checked(schedule):
     return schedule
 
 
-def _compiled_threshold(beta, alpha):
-    """The schedule selected by ``beta`` and ``alpha``, checked, as the
-    keyword arguments of the compiled loops: kind, beta, alpha, schedule
-    and radius_rule."""
-    schedule = _checked(_resolve_schedule(beta, alpha))
-    return dict(
-        kind=_COMPILED_KINDS.get(type(schedule), _PYTHON_KIND),
-        beta=float(getattr(schedule, "beta", 0.0)),
-        alpha=float(getattr(schedule, "alpha", 0.0)),
-        schedule=schedule,
-        radius_rule=_RADIUS_RULES[schedule.radius_rule],
-    )
+def checked_schedule(beta, alpha):
+    """The schedule selected by ``beta`` and ``alpha``, validated: the object
+    the compiled loops read their threshold from."""
+    return _checked(_resolve_schedule(beta, alpha))

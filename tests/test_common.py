@@ -1,18 +1,19 @@
 """scikit-learn's estimator checks, in several configurations of each
 estimator, with every expected failure declared and explained.
 
-Each estimator class lists its configurations in ESTIMATORS and, if some
-checks fail by design, names them in the function EXPECTED_FAILURES keeps
-for it. scikit-learn itself skips check_array_api_input unless
+The configurations are the registry tests/estimators.py; an estimator
+whose checks fail by design names them in the function EXPECTED_FAILURES
+keeps for it. scikit-learn itself skips check_array_api_input unless
 SCIPY_ARRAY_API is set; the estimators here take NumPy and SciPy input only.
 """
 
-from functools import partial
+import inspect
 
-import numpy as np
-import scipy.sparse as sp
+from estimators import ESTIMATORS
+from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import skperc
 from skperc import (
     HalvingClassifier,
     KernelPerceptron,
@@ -20,69 +21,6 @@ from skperc import (
     MarginMLPClassifier,
     MarginPerceptron,
 )
-from skperc.concepts import ExplicitConcepts
-from skperc.schedules import PowerThreshold, ScaleThreshold
-
-
-def _stump(X, feature, sign, threshold):
-    return sign * (X[:, feature] - threshold) >= 0
-
-
-# Stumps of the first and the last feature (so that any number of features
-# works), written as a list of named functions so that the estimator pickles.
-EXPLICIT_CONCEPTS = ExplicitConcepts(
-    [
-        partial(_stump, feature=feature, sign=sign, threshold=threshold)
-        for feature in (0, -1)
-        for sign in (1, -1)
-        for threshold in np.linspace(-2, 2, 33)
-    ]
-)
-
-
-def _cosine_kernel(x, z, shift):
-    """A callable kernel: the shifted cosine similarity of two samples, given
-    as 1-D arrays or as CSR rows."""
-    x, z = (np.ravel(v.toarray()) if sp.issparse(v) else v for v in (x, z))
-    return shift + x @ z / (np.linalg.norm(x) * np.linalg.norm(z) + 1e-12)
-
-
-ESTIMATORS = [
-    MarginPerceptron(),
-    MarginPerceptron(beta="scale"),
-    MarginPerceptron(beta="power", average=True),
-    MarginPerceptron(beta=1.0, fit_intercept=False, shuffle=False),
-    MarginPerceptron(beta=PowerThreshold(alpha=1.6), intercept_scaling=1.0, n_jobs=2),
-    KernelPerceptron(),
-    KernelPerceptron(kernel="poly", degree=2, beta="power"),
-    KernelPerceptron(kernel="linear", beta="scale", shuffle=False),
-    KernelPerceptron(kernel="precomputed"),
-    KernelPerceptron(kernel=_cosine_kernel, kernel_params={"shift": 1.0}),
-    KernelPerceptron(kernel="laplacian", average=True),
-    KernelPerceptron(budget=20, max_iter=5),
-    # Without C the sample must be separable, and the checks' random samples
-    # are not: the hard version is tested in test_linear_program.py.
-    LinearProgramClassifier(C=1.0),
-    LinearProgramClassifier(objective="l1_margin", C=10.0),
-    LinearProgramClassifier(objective="l1_margin", fit_intercept=False, C=0.5),
-    HalvingClassifier(),
-    HalvingClassifier(randomized=True, n_jobs=2),
-    HalvingClassifier(concepts=EXPLICIT_CONCEPTS),
-    # small networks and few epochs keep the checks fast
-    MarginMLPClassifier((16,), learning_rate_init=0.01, max_iter=100, random_state=0),
-    MarginMLPClassifier(
-        (16, 8), beta="power", c=0.25, solver="sgd", learning_rate_init=0.01
-    ),
-    MarginMLPClassifier(
-        (16,),
-        beta=ScaleThreshold(),
-        learning_rate_init=0.01,
-        batch_size=16,
-        early_stopping=True,
-        # the checks' smallest samples need a validation set of 3 classes
-        validation_fraction=0.5,
-    ),
-]
 
 
 def _sample_weight_equivalence(reason):
@@ -101,7 +39,23 @@ PERCEPTRON_SAMPLE_WEIGHT = _sample_weight_equivalence(
 
 
 def _kernel_perceptron_failures(estimator):
-    return dict(PERCEPTRON_SAMPLE_WEIGHT)
+    if estimator.kernel == "poly" or callable(estimator.kernel):
+        # kernels with a constant term (coef0, the cosine's shift), which
+        # acts as an intercept
+        return dict(PERCEPTRON_SAMPLE_WEIGHT)
+    return {
+        **PERCEPTRON_SAMPLE_WEIGHT,
+        "check_class_weight_classifiers": (
+            "The function is a sum of kernels without a constant term. On the "
+            "check's blobs (standard deviation 20) an RBF or Laplacian kernel "
+            "of gamma 1 / n_features is near 0 between distinct points, so "
+            "the function reproduces the training labels whatever the class "
+            "weights, and a linear kernel's hyperplane passes through the "
+            "origin (see MarginPerceptron without intercept). "
+            "test_kernel_perceptron checks that a class weight multiplies "
+            "the updates of its class."
+        ),
+    }
 
 
 def _margin_perceptron_failures(estimator):
@@ -168,3 +122,18 @@ def expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_every_public_estimator_is_registered():
+    public = {
+        obj
+        for name in skperc.__all__
+        if inspect.isclass(obj := getattr(skperc, name))
+        and issubclass(obj, BaseEstimator)
+    }
+    registered = {type(estimator) for estimator in ESTIMATORS}
+    assert public <= registered, f"not in tests/estimators.py: {public - registered}"
+    assert public <= set(EXPECTED_FAILURES)
+    for cls in public:
+        configurations = [e for e in ESTIMATORS if type(e) is cls]
+        assert len(configurations) >= 2, f"{cls.__name__}: one configuration only"

@@ -6,11 +6,11 @@ import warnings
 import joblib
 import numpy as np
 import pytest
+from estimators import ESTIMATORS
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
-from test_common import ESTIMATORS
 
 from skperc import HalvingClassifier, LinearProgramClassifier
 

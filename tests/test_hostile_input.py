@@ -1,4 +1,4 @@
-"""Hostile and odd input, for the estimators of test_common.ESTIMATORS.
+"""Hostile and odd input, for the estimators of tests/estimators.py.
 
 Every input scikit-learn users send (dense and sparse containers, pandas
 DataFrames, every dtype and memory layout, string and integer labels, two
@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from estimators import ESTIMATORS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.utils import get_tags
-from test_common import ESTIMATORS
 
 # Non-separable samples (repeated points with conflicting labels) use up
 # max_iter: that warning is the documented result.

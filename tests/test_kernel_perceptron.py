@@ -19,6 +19,7 @@ from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS
 from skperc._kernel_perceptron_fast import kernel_column, kernel_diagonal
 from skperc.kernels import inverse_dot_kernel
+from skperc.schedules import PowerThreshold
 
 
 @pytest.fixture(autouse=True)
@@ -135,14 +136,14 @@ def test_linear_kernel_is_margin_perceptron(beta, multiclass):
 def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
     X = np.abs(np.random.RandomState(0).randn(50, 7))
     sq_norms = (X**2).sum(axis=1)
-    code = _COMPILED_KERNELS[kernel]
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=gamma, coef0=coef0, degree=degree)
     expected = pairwise_kernels(
         X, metric=kernel, filter_params=True, gamma=gamma, coef0=coef0, degree=degree
     )
     for j in [0, 13, 49]:
-        column = kernel_column(X, sq_norms, code, gamma, coef0, degree, j)
+        column = kernel_column(X, sq_norms, spec, j)
         assert_allclose(column, expected[:, j], rtol=1e-13, atol=1e-15)
-    diagonal = kernel_diagonal(X, sq_norms, code, gamma, coef0, degree)
+    diagonal = kernel_diagonal(X, sq_norms, spec)
     assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
 
 
@@ -153,7 +154,8 @@ def test_compiled_rbf_exponential_within_an_ulp():
     NumPy versions.)"""
     t = np.concatenate([np.linspace(0, 750, 200_001), [1e-300, 1e-12, 0.5]])
     X = np.sqrt(t)[:, None]
-    column = kernel_column(X, t, _COMPILED_KERNELS["rbf"], 1.0, 0.0, 0.0, 0)
+    spec = dict(kind=_COMPILED_KERNELS["rbf"], gamma=1.0, coef0=0.0, degree=0.0)
+    column = kernel_column(X, t, spec, 0)
     expected = np.array([math.exp(-v) for v in t])
     normal = t <= 707
     assert_allclose(column[normal], expected[normal], rtol=2.3e-16, atol=0)
@@ -335,3 +337,41 @@ def test_tracemalloc_counts_the_column_cache():
     finally:
         tracemalloc.stop()
     assert peak >= 400 * 400 * 8  # one column of 400 points for each point
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_class_weight_multiplies_the_updates_of_its_class(n_classes):
+    X, y = noisy_sample(n_samples=90, n_classes=n_classes, random_state=21)
+    class_weight = {0: 3.0, 1: 0.25, 2: 1.5}
+    params = dict(gamma=0.5, beta="scale", random_state=0, max_iter=10)
+    weighted = KernelPerceptron(class_weight=class_weight, **params).fit(X, y)
+    explicit = KernelPerceptron(**params).fit(
+        X, y, sample_weight=np.array([class_weight[label] for label in y])
+    )
+    assert_array_equal(weighted.dual_coef_, explicit.dual_coef_)
+    assert_array_equal(weighted.support_, explicit.support_)
+    plain = KernelPerceptron(**params).fit(X, y)
+    assert not np.array_equal(plain.dual_coef_, weighted.dual_coef_)
+
+
+def test_warm_start_continues_the_run():
+    X, y = noisy_sample(n_samples=90, random_state=22)
+    params = dict(gamma=0.5, beta="power", average=True, shuffle=False)
+    once = KernelPerceptron(max_iter=4, **params).fit(X, y)
+    twice = KernelPerceptron(max_iter=2, warm_start=True, **params).fit(X, y)
+    twice.fit(X, y)
+    # the second call's points are the support so far followed by X
+    assert_array_equal(twice.n_updates_, once.n_updates_)
+    assert_allclose(twice.decision_function(X), once.decision_function(X))
+    with pytest.raises(ValueError, match="precomputed"):
+        gram = X @ X.T
+        clf = KernelPerceptron(kernel="precomputed", warm_start=True).fit(gram, y)
+        clf.fit(gram, y)
+
+
+def test_set_params_of_a_schedule_given_by_name():
+    clf = KernelPerceptron(beta="power")
+    with pytest.raises(ValueError, match="not a schedule object"):
+        clf.set_params(beta__alpha=1.5)
+    clf.set_params(beta=PowerThreshold(alpha=1.3)).set_params(beta__alpha=1.5)
+    assert clf.beta.alpha == 1.5

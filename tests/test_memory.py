@@ -7,10 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+from estimators import ESTIMATORS
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from test_common import ESTIMATORS
 
 from skperc import KernelPerceptron, MarginPerceptron
 

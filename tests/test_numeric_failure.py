@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimators import ESTIMATORS
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from test_common import ESTIMATORS
 
 from skperc import (
     HalvingClassifier,

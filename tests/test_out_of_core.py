@@ -5,11 +5,11 @@ import warnings
 
 import numpy as np
 import pytest
+from estimators import ESTIMATORS
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import gen_batches
-from test_common import ESTIMATORS
 
 from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 

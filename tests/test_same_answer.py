@@ -3,7 +3,7 @@ gives the same model, bit for bit, and so do dense and CSR input, one job
 and many, a pickle round-trip and concurrent predictions; a clone forgets
 the fit.
 
-The estimators are the configurations of test_common.ESTIMATORS.
+The estimators are the configurations of tests/estimators.py.
 """
 
 import functools
@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimators import ESTIMATORS
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_iris
@@ -21,7 +22,6 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
-from test_common import ESTIMATORS
 
 from skperc import KernelPerceptron, MarginMLPClassifier
 from skperc._kernel_perceptron import _COMPILED_KERNELS

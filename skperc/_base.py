@@ -1,0 +1,441 @@
+"""What the classifiers share: labels, predictions from decision values, the
+linear decision function, and the fit sequence of the two perceptrons."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state, compute_class_weight, gen_batches
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._atomic import atomic_fit, consistent_read
+from ._compat import (
+    Interval,
+    StrOptions,
+    _check_sample_weight,
+    _fit_context,
+    get_chunk_n_rows,
+)
+from ._docs import fill_doc
+from ._margin_perceptron_fast import smallest_margins
+from ._nonfinite import raise_non_finite
+from .schedules import ThresholdSchedule, checked_schedule
+
+# ----------------------------------------------------------------------------
+# Labels
+
+
+def check_class_count(estimator, classes):
+    if len(classes) < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least 2 classes; "
+            f"got 1 class: {classes.tolist()}."
+        )
+
+
+def encode_labels(y):
+    """The sorted classes of ``y`` and the index of each label in them, as
+    int32."""
+    # np.unique's inverse would hold five arrays of len(y) at once.
+    classes = np.unique(y)
+    return classes, np.searchsorted(classes, y).astype(np.int32)
+
+
+def class_codes(classes, y, named):
+    """The index in the sorted ``classes`` of each label of ``y``, which must
+    all be among them; ``named`` names the classes in the error."""
+    codes = np.searchsorted(classes, y)
+    known = codes < len(classes)
+    known[known] = classes[codes[known]] == y[known]
+    if not known.all():
+        raise ValueError(
+            f"y holds labels {np.unique(y[~known]).tolist()} that are not in {named}."
+        )
+    return codes.astype(np.int32)
+
+
+def partial_fit_codes(estimator, y, classes, first_call):
+    """The classes of a partial_fit run and the index of each y in them.
+
+    ``classes`` is required on the first call and must not change after it;
+    every label of ``y`` must be one of them.
+    """
+    if first_call:
+        if classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        run_classes = unique_labels(classes)
+        check_class_count(estimator, run_classes)
+    else:
+        run_classes = estimator.classes_
+        if classes is not None and not np.array_equal(
+            unique_labels(classes), run_classes
+        ):
+            raise ValueError(
+                f"classes={unique_labels(classes).tolist()} is not the same "
+                f"as on the first call to partial_fit, {run_classes.tolist()}."
+            )
+    codes = class_codes(
+        run_classes,
+        y,
+        f"classes {run_classes.tolist()}, given on the first call to partial_fit",
+    )
+    return run_classes, codes
+
+
+def problem_count(classes):
+    """One binary problem for two classes, else one per class."""
+    return 1 if len(classes) == 2 else len(classes)
+
+
+def first_class(classes):
+    """The code of the positive class of problem 0: classes_[1] of a binary
+    problem is +1."""
+    return 1 if len(classes) == 2 else 0
+
+
+# ----------------------------------------------------------------------------
+# Decision values
+
+
+def check_finite_scores(scores):
+    """``scores``, checked: a decision value beyond the float range (or NaN,
+    from inf - inf in a sum on huge input) raises rather than predict a
+    class from it."""
+    if not np.isfinite(scores).all():
+        raise_non_finite(
+            "a decision value",
+            "on this input",
+            "to the range the model was trained on",
+        )
+    return scores
+
+
+def classes_from_scores(classes, scores):
+    """The predicted classes: ``classes[1]`` where a binary decision value is
+    ``>= 0`` (``sign(0) = +1``), else the class of the largest value."""
+    if scores.ndim == 1:
+        return classes[(scores >= 0).astype(np.intp)]
+    return classes[scores.argmax(axis=1)]
+
+
+def scaled_norms(coef):
+    """The Euclidean norm of each row of ``coef``, free of overflow and
+    underflow: each row is divided by its largest magnitude first."""
+    coef = np.atleast_2d(coef)
+    size = np.abs(coef).max(axis=1, initial=0.0)
+    safe = np.where(size > 0, size, 1.0)
+    with np.errstate(over="ignore"):
+        return np.linalg.norm(coef / safe[:, None], axis=1) * size
+
+
+class DecisionPredictMixin:
+    """``predict`` from ``decision_function``, with ``sign(0) = +1``."""
+
+    @consistent_read
+    def predict(self, X):
+        """Predict a class for each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the binary decision value is ``>= 0``,
+            else ``classes_[0]``; with several classes, the class of the
+            largest decision value.
+        """
+        # decision_function first: it raises NotFittedError before fit
+        scores = self.decision_function(X)
+        return classes_from_scores(self.classes_, scores)
+
+
+def linear_margins(X, codes, first, weight, coef, intercept):
+    """min y f(x) / ||coef|| of each problem over the examples of positive
+    weight, f summed as in training; 0 where coef is 0 or no example counts.
+
+    ``codes`` are the indices of the labels in the classes, and example
+    ``i`` is positive for problem ``c`` when ``codes[i] == first + c``.
+    """
+    smallest = smallest_margins(
+        *rows_of(X),
+        X.shape[1],
+        codes,
+        first,
+        weight,
+        np.ascontiguousarray(coef.T),
+        np.ascontiguousarray(intercept, dtype=np.float64),
+    )
+    norms = scaled_norms(coef)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        margins = np.where(norms > 0, smallest / norms, 0.0)
+    return np.where(np.isfinite(margins), margins, 0.0)
+
+
+def rows_of(X):
+    """data, indices, indptr of the rows of X for the compiled loops.
+
+    Dense rows come as the flat C-ordered array and empty index arrays.
+    CSR rows come with sorted, unique indices (copied only when X's are
+    not), so that sums run in feature order as they do for dense rows.
+    """
+    if not sp.issparse(X):
+        empty = np.empty(0, dtype=np.int32)
+        return X.reshape(-1), empty, empty
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
+    return (
+        X.data,
+        X.indices.astype(index_dtype, copy=False),
+        X.indptr.astype(index_dtype, copy=False),
+    )
+
+
+class LinearPredictMixin(DecisionPredictMixin):
+    """``decision_function`` and ``predict`` of a fitted ``coef_`` and
+    ``intercept_``, one row per one-vs-rest problem, with ``sign(0) = +1``."""
+
+    @consistent_read
+    def decision_function(self, X):
+        """The signed value of each one-vs-rest problem, ``coef_ x + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For a binary problem, positive values favour ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+        )
+        scores = np.empty((X.shape[0], self.coef_.shape[0]))
+        # float32 rows are converted a block at a time, within
+        # working_memory, never all of X at once
+        rows = 1 if X.dtype == np.float64 else X.shape[1]
+        batch_size = X.shape[0] if rows == 1 else get_chunk_n_rows(row_bytes=8 * rows)
+        # an overflow raises below, naming its cause
+        with np.errstate(over="ignore", invalid="ignore"):
+            for batch in gen_batches(X.shape[0], max(batch_size, 1)):
+                scores[batch] = safe_sparse_dot(
+                    X[batch], self.coef_.T, dense_output=True
+                )
+            scores += self.intercept_
+        check_finite_scores(scores)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _geometric_margins(self, X, codes, weight):
+        """The geometric margin of each one-vs-rest problem on the rows of X
+        of positive ``weight``, labelled by ``codes`` (indices in
+        ``classes_``); used by :func:`skperc.metrics.margin`."""
+        return linear_margins(
+            X,
+            codes,
+            first_class(self.classes_),
+            weight,
+            self.coef_,
+            np.broadcast_to(self.intercept_, len(self.coef_)),
+        )
+
+
+# ----------------------------------------------------------------------------
+# The perceptrons
+
+
+def warn_not_converged(estimator):
+    """The ConvergenceWarning of a fit that used up max_iter epochs."""
+    warnings.warn(
+        f"{type(estimator).__name__} reached max_iter={estimator.max_iter} "
+        "epochs with updates in the last one: the training data may not be "
+        "separable with the margin the threshold asks for. Consider "
+        "increasing max_iter.",
+        ConvergenceWarning,
+        # point at the caller of fit, past fit and its two wrappers
+        stacklevel=5,
+    )
+
+
+@fill_doc
+class BasePerceptron(DecisionPredictMixin, ClassifierMixin, BaseEstimator):
+    """The fit sequence of the margin perceptrons, written once.
+
+    A subclass implements ``_validation`` (the keyword arguments of
+    ``validate_data``), ``_start_run`` (a new run for the classes),
+    ``_train`` (epochs of the run on a batch, setting the fitted
+    attributes) and may check its input in ``_check_input``.
+    """
+
+    _parameter_constraints: dict = {
+        "beta": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"scale", "power"}),
+            ThresholdSchedule,
+        ],
+        "alpha": [Interval(Real, 1, 2, closed="neither")],
+        "max_iter": [Interval(Integral, 1, np.iinfo(np.intp).max, closed="both")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "average": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "warm_start": ["boolean"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
+    def fit(self, X, y, sample_weight=None):
+        """Train until an epoch makes no update, or for ``max_iter`` epochs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (the Gram matrix of the training samples for a
+            precomputed kernel). float32 and C-ordered float64 arrays and
+            CSR matrices are used without a copy where the estimator's
+            loop reads them.
+
+        y : array-like of shape (n_samples,)
+            Target values.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples; each multiplies the
+            update its example makes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        schedule = checked_schedule(self.beta, self.alpha)
+        warm = self.warm_start and hasattr(self, "classes_")
+        # A warm start keeps the features of the run it continues.
+        X, y = validate_data(self, X, y, reset=not warm, **self._validation())
+        self._check_input(X, warm)
+        check_classification_targets(y)
+        classes, codes = encode_labels(y)
+        if warm and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                "warm_start=True continues the previous run, which needs the "
+                f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
+            )
+        check_class_count(self, classes)
+        weight = self._example_weights(X, y, codes, classes, sample_weight)
+        if not warm:
+            self._start_run(classes, X)
+        self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
+        if not self.converged_:
+            warn_not_converged(self)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over a batch, continuing the same run.
+
+        The update counts, the radius, the averages and the function
+        carry over from call to call, so calls on consecutive chunks of
+        the data make the model of :meth:`fit` with ``max_iter=1`` and
+        ``shuffle=False`` on the whole.
+
+        Parameters
+        ----------
+        {{partial_fit_batch}}
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples of the batch.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        if self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit: the "
+                "class frequencies of a stream are not known in advance. Pass "
+                "weights computed with sklearn.utils.compute_class_weight."
+            )
+        schedule = checked_schedule(self.beta, self.alpha)
+        first_call = not hasattr(self, "classes_")
+        X, y = validate_data(self, X, y, reset=first_call, **self._validation())
+        check_classification_targets(y)
+        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
+        weight = self._example_weights(X, y, codes, run_classes, sample_weight)
+        if first_call:
+            self._start_run(run_classes, X)
+        return self._train(X, codes, weight, schedule, 1, stop_when_separated=False)
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, and ``beta__<name>`` for a parameter of
+            a schedule object given as ``beta``.
+
+        Returns
+        -------
+        self : estimator instance
+            Estimator instance.
+        """
+        for key in params:
+            parent, _, name = key.partition("__")
+            if name and parent == "beta" and not hasattr(self.beta, "set_params"):
+                raise ValueError(
+                    f"Cannot set {key!r}: beta is {self.beta!r}, not a schedule "
+                    "object. Pass a schedule of skperc.schedules instead, for "
+                    f"example beta=PowerThreshold({name}=...)."
+                )
+        return super().set_params(**params)
+
+    def _check_input(self, X, warm):
+        """Refuse input the subclass cannot train on (nothing by default)."""
+
+    def _example_weights(self, X, y, codes, classes, sample_weight):
+        """The weight of each example: its sample weight times its class's."""
+        weight = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        if self.class_weight is not None:
+            class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
+            if (class_weight < 0).any() or not np.isfinite(class_weight).all():
+                raise ValueError(
+                    "class_weight must hold finite weights >= 0, as sample "
+                    f"weights do; got {class_weight.tolist()} for the classes "
+                    f"{classes.tolist()}."
+                )
+            weight = class_weight[codes] * weight
+        return weight
+
+    def _run_seed(self):
+        """The seed of the compiled loop's shuffling for this call."""
+        return int(
+            check_random_state(self.random_state).randint(
+                np.iinfo(np.int64).max, dtype=np.int64
+            )
+        )
+
+    def _control(self, max_iter, stop_when_separated):
+        """The control of the compiled loop's epochs, as its struct."""
+        return dict(
+            max_iter=max_iter,
+            shuffle=self.shuffle,
+            seed=self._run_seed(),
+            stop_when_separated=stop_when_separated,
+            verbose=self.verbose,
+        )

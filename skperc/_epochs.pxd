@@ -1,0 +1,219 @@
+# cython: language_level=3
+"""The epoch skeleton that the compiled loops of the perceptrons share.
+
+A loop keeps an Epochs record of its one-vs-rest problems and calls, in
+order: start_run; then per epoch begin_epoch (0 active problems ends the
+run), for each example see_radius in the first epoch, count_update and
+next_threshold around each update, and end_epoch. Each returns 0 after
+recording a value that is not finite in ``failure`` (the loop then returns
+at once) and -1 with a Python exception set (an interrupt, or an error of a
+schedule written in Python).
+"""
+
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport sqrt
+from libc.stdint cimport int64_t, uint64_t
+
+import numpy as np
+
+from ._overflow cimport SQUARED_RADIUS, THRESHOLD, fail, finite
+from ._shuffle cimport shuffle_order
+from ._thresholds cimport POWER, PYTHON, Threshold, follow_radius, threshold
+
+
+cdef struct Control:
+    Py_ssize_t max_iter
+    bint shuffle
+    uint64_t seed
+    bint stop_when_separated
+    int verbose
+
+
+cdef struct Epochs:
+    Py_ssize_t n_problems
+    const Threshold* rule
+    const Control* control
+    int64_t* n_updates        # of each problem since the run began
+    int64_t* n_steps          # examples examined by each problem, ditto
+    int64_t* n_epochs         # epochs of each problem in this call
+    unsigned char* converged
+    double* thresholds        # of each problem's next update
+    int64_t* epoch_updates
+    int64_t* epoch_changes    # changes of the function: updates, removals
+    int64_t* failure
+    const unsigned char* stop  # set by another thread to end the run
+    double max_norm2          # the largest squared norm seen
+    double rho2               # the squared radius of the schedule
+    uint64_t rng
+    Py_ssize_t epoch
+    Py_ssize_t n_run          # epochs run by this call
+    Py_ssize_t n_active
+    bint radius_changed
+
+
+cdef inline tuple open_epochs(Epochs* e, run, const Threshold* rule,
+                              const Control* control, int64_t[::1] failure,
+                              const unsigned char[::1] stop):
+    """Point ``e`` at the counters of ``run`` (its arrays ``n_updates`` and
+    ``n_steps``, of one value per problem, and ``radius``: the largest
+    squared norm seen and rho^2) and at new arrays of this call, returned
+    as (epochs of each problem, whether each converged, scratch): the
+    caller holds them while ``e`` is in use."""
+    cdef int64_t[::1] n_updates = run.n_updates
+    cdef int64_t[::1] n_steps = run.n_steps
+    cdef const double[::1] radius = run.radius
+    cdef Py_ssize_t k = n_updates.shape[0]
+    if not (k > 0 and n_steps.shape[0] == k and radius.shape[0] == 2
+            and failure.shape[0] == 4 and stop.shape[0] == 1):
+        raise ValueError("The run's counters do not fit its problems.")
+    n_epochs = np.zeros(k, dtype=np.int64)
+    converged = np.zeros(k, dtype=np.uint8)
+    scratch = np.zeros(3 * k, dtype=np.int64)
+    cdef int64_t[::1] epochs_view = n_epochs
+    cdef unsigned char[::1] converged_view = converged
+    cdef int64_t[::1] scratch_view = scratch
+    thresholds = np.zeros(k)
+    cdef double[::1] thresholds_view = thresholds
+    e.n_problems = k
+    e.rule = rule
+    e.control = control
+    e.n_updates = &n_updates[0]
+    e.n_steps = &n_steps[0]
+    e.n_epochs = &epochs_view[0]
+    e.converged = &converged_view[0]
+    e.thresholds = &thresholds_view[0]
+    e.epoch_updates = &scratch_view[0]
+    e.epoch_changes = &scratch_view[k]
+    e.failure = &failure[0]
+    e.stop = &stop[0]
+    e.max_norm2 = radius[0]
+    e.rho2 = radius[1]
+    return n_epochs, converged, (scratch, thresholds)
+
+
+cdef inline tuple close_epochs(const Epochs* e, run, tuple opened):
+    """Write the radius back into ``run``; (epochs of each problem, whether
+    each converged) of the call ``opened`` by open_epochs."""
+    cdef double[::1] radius = run.radius
+    radius[0] = e.max_norm2
+    radius[1] = e.rho2
+    return opened[0], opened[1].astype(bool)
+
+
+# Examples between two looks for an interrupt within an epoch (a loop
+# counts an update that touches every point as many examples): some
+# milliseconds of work, so that Ctrl-C ends a long epoch.
+cdef enum:
+    CHECK_EVERY = 65536
+
+
+cdef inline int interrupted(const Epochs* e) except -1 nogil:
+    """-1 with KeyboardInterrupt set after Ctrl-C (in the main thread) or
+    when another block of the run was interrupted."""
+    if e.stop != NULL and e.stop[0]:
+        with gil:
+            raise KeyboardInterrupt
+    with gil:
+        PyErr_CheckSignals()
+    return 0
+
+
+cdef inline bint active(const Epochs* e, Py_ssize_t c) noexcept nogil:
+    """Whether problem c still trains in this call."""
+    return not (e.control.stop_when_separated and e.converged[c])
+
+
+cdef inline int next_threshold(Epochs* e, Py_ssize_t c) except -1 nogil:
+    """The threshold of problem c's next update."""
+    e.thresholds[c] = threshold(e.rule, e.n_updates[c] + 1, e.rho2)
+    if not finite(e.thresholds[c]):
+        fail(e.failure, THRESHOLD, e.epoch, e.n_updates[c], c)
+        return 0
+    return 1
+
+
+cdef inline int start_run(Epochs* e) except -1 nogil:
+    """The first thresholds of a call."""
+    cdef Py_ssize_t c
+    e.epoch = 0
+    e.n_run = 0
+    e.rng = e.control.seed
+    for c in range(e.n_problems):
+        e.converged[c] = 0
+        if not next_threshold(e, c):
+            return 0
+    return 1
+
+
+cdef inline Py_ssize_t begin_epoch(Epochs* e, Py_ssize_t epoch,
+                                   Py_ssize_t* order,
+                                   Py_ssize_t n) except -1 nogil:
+    """Start epoch ``epoch`` over the n examples of ``order`` (shuffled in
+    place): the number of problems still training, 0 when none is."""
+    cdef Py_ssize_t c
+    interrupted(e)
+    e.epoch = epoch
+    e.n_active = 0
+    for c in range(e.n_problems):
+        e.epoch_updates[c] = 0
+        e.epoch_changes[c] = 0
+        if active(e, c):
+            e.n_active += 1
+    if e.n_active > 0 and e.control.shuffle:
+        shuffle_order(order, n, &e.rng)
+    e.radius_changed = False
+    return e.n_active
+
+
+cdef inline int see_radius(Epochs* e, double norm2) except -1 nogil:
+    """Follow the schedule's radius with an example of squared norm norm2
+    (lifted, where the loop lifts), before it is examined; every threshold
+    follows a change. The first epoch sees every norm; after it neither
+    the largest norm nor the radius can change, so later epochs skip it."""
+    cdef Py_ssize_t c
+    if follow_radius(e.rule, norm2, &e.rho2):
+        e.radius_changed = True
+        if not finite(e.rho2):
+            fail(e.failure, SQUARED_RADIUS, e.epoch, e.n_updates[0], 0)
+            return 0
+        for c in range(e.n_problems):
+            if not next_threshold(e, c):
+                return 0
+    return 1
+
+
+cdef inline void count_update(Epochs* e, Py_ssize_t c) noexcept nogil:
+    e.n_updates[c] += 1
+    e.epoch_updates[c] += 1
+    e.epoch_changes[c] += 1
+
+
+cdef inline int after_update(Epochs* e, Py_ssize_t c) except -1 nogil:
+    """The next threshold of problem c, for the schedules that follow the
+    update count."""
+    if e.rule.kind == POWER or e.rule.kind == PYTHON:
+        return next_threshold(e, c)
+    return 1
+
+
+cdef inline int end_epoch(Epochs* e, Py_ssize_t n_support) except -1 nogil:
+    """Close the epoch: a problem has converged when its function did not
+    change in it, with a radius that held still (only then is the sample
+    separated with the final thresholds). ``n_support`` (< 0: none) joins
+    the verbose line."""
+    cdef Py_ssize_t c
+    cdef int64_t total_updates = 0
+    e.n_run += 1
+    for c in range(e.n_problems):
+        if not active(e, c):
+            continue
+        e.n_epochs[c] += 1
+        total_updates += e.epoch_updates[c]
+        e.converged[c] = e.epoch_changes[c] == 0 and not e.radius_changed
+    if e.control.verbose > 0:
+        with gil:
+            print(f"-- Epoch {e.epoch + 1}: {total_updates} updates, "
+                  f"{e.n_active} problem(s) still updating, "
+                  + (f"{n_support} support vectors, " if n_support >= 0 else "")
+                  + f"radius {sqrt(e.max_norm2):.6g}")
+    return 1

@@ -1,0 +1,72 @@
+"""Ctrl-C stops a long fit at once, in every block of a threaded run, and
+leaves the model as it was before the call.
+
+Each case runs in a subprocess that receives a real SIGINT while a fit of
+up to a million epochs is under way. (scikit-learn's Perceptron and
+SGDClassifier ignore it until their compiled loop ends.)
+"""
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time, warnings
+    import numpy as np
+    from sklearn.datasets import make_classification
+    from sklearn.exceptions import ConvergenceWarning
+    from skperc import KernelPerceptron, MarginPerceptron
+
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    name, n_jobs = sys.argv[1], int(sys.argv[2])
+    X, y = make_classification(
+        20000, 20, n_classes=3, n_informative=5, flip_y=0.2, random_state=0
+    )
+    cls = {"MarginPerceptron": MarginPerceptron, "KernelPerceptron": KernelPerceptron}
+    clf = cls[name](max_iter=2, n_jobs=n_jobs, random_state=0).fit(X[:200], y[:200])
+    before = clf.decision_function(X[:50])
+    clf.set_params(max_iter=10**6)
+    print("ready", flush=True)
+    try:
+        clf.fit(X, y)
+    except KeyboardInterrupt:
+        stopped = time.monotonic()
+        cpu = time.process_time()
+        time.sleep(1.0)
+        busy = time.process_time() - cpu
+        same = np.array_equal(clf.decision_function(X[:50]), before)
+        print(stopped, busy, same, flush=True)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+@pytest.mark.parametrize(
+    "name, n_jobs",
+    [("MarginPerceptron", 1), ("MarginPerceptron", 2), ("KernelPerceptron", 1)],
+)
+def test_sigint_stops_the_fit_and_keeps_the_model(name, n_jobs):
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, name, str(n_jobs)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(1.0)  # well inside the fit
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        stopped, busy, same = child.stdout.readline().split()
+        child.wait(timeout=30)
+    finally:
+        child.kill()
+    # the fit ends within moments of the signal (a busy machine may delay it)
+    assert float(stopped) - sent < 2.0
+    # and no worker thread goes on computing after it
+    assert float(busy) < 0.3
+    assert same == "True"
