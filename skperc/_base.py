@@ -261,7 +261,13 @@ def warn_not_converged(estimator):
         f"{type(estimator).__name__} reached max_iter={estimator.max_iter} "
         "epochs with updates in the last one: the training data may not be "
         "separable with the margin the threshold asks for. Consider "
-        "increasing max_iter.",
+        "increasing max_iter"
+        + (
+            ", or tol=0.01 to stop a run that cannot separate the data with a "
+            "margin above 1% of its radius."
+            if estimator.tol is None
+            else "."
+        ),
         ConvergenceWarning,
         # point at the caller of fit, past fit and its two wrappers
         stacklevel=5,
@@ -286,9 +292,13 @@ class BasePerceptron(DecisionPredictMixin, ClassifierMixin, BaseEstimator):
         ],
         "alpha": [Interval(Real, 1, 2, closed="neither")],
         "max_iter": [Interval(Integral, 1, np.iinfo(np.intp).max, closed="both")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [
+            Interval(Integral, 1, np.iinfo(np.intp).max, closed="both")
+        ],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
-        "average": ["boolean"],
+        "average": ["boolean", StrOptions({"auto"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "warm_start": ["boolean"],
         "n_jobs": [Integral, None],
@@ -337,7 +347,9 @@ class BasePerceptron(DecisionPredictMixin, ClassifierMixin, BaseEstimator):
         if not warm:
             self._start_run(classes, X)
         self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
-        if not self.converged_:
+        if self.verbose > 0:
+            print(f"-- Stopped: {self.stop_reason_}")
+        if self.stop_reason_ == "max_iter":
             warn_not_converged(self)
         return self
 
@@ -431,11 +443,34 @@ class BasePerceptron(DecisionPredictMixin, ClassifierMixin, BaseEstimator):
         )
 
     def _control(self, max_iter, stop_when_separated):
-        """The control of the compiled loop's epochs, as its struct."""
+        """The control of the compiled loop's epochs, as its struct; the
+        stopping rule runs in fit only."""
+        rule = stop_when_separated and self.tol is not None
         return dict(
             max_iter=max_iter,
             shuffle=self.shuffle,
             seed=self._run_seed(),
             stop_when_separated=stop_when_separated,
             verbose=self.verbose,
+            tol=float(self.tol or 0.0),
+            n_iter_no_change=self.n_iter_no_change if rule else 0,
         )
+
+    def _averaged(self, stopped):
+        """Which problems answer with their averaged function: every one
+        with ``average=True``; with ``"auto"``, those that the stopping
+        rule ended, whose last function is one guess among many."""
+        if self.average == "auto":
+            return stopped
+        return np.full(len(stopped), bool(self.average))
+
+    def _set_progress(self, n_epochs, converged, stopped):
+        """n_iter_, converged_ and stop_reason_ of a call."""
+        self.n_iter_ = int(n_epochs.max())
+        self.converged_ = bool(converged.all())
+        if self.converged_:
+            self.stop_reason_ = "separated"
+        elif (converged | stopped).all():
+            self.stop_reason_ = "no_improvement"
+        else:
+            self.stop_reason_ = "max_iter"

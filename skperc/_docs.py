@@ -15,6 +15,55 @@ alpha : float, default=1.3
     not used by the other thresholds. Values near 2 give margins near the
     optimum but need many more epochs.
 """,
+    "stopping": """
+tol : float or None, default=0.01
+    The stopping rule for data that is not separable: :meth:`fit` ends a
+    one-vs-rest problem whose sign mistakes (``y f(x) <= 0`` when visited)
+    have not fallen below their fewest for ``n_iter_no_change`` epochs and
+    whose function drifts less than ``tol`` per unit of update: no
+    separator of margin ``tol * R`` exists then, ``R`` the radius of the
+    (lifted) data. It never ends a run on a sample that has such a
+    separator; see the Notes. ``None`` turns the rule off: the papers'
+    algorithms, which stop only after an epoch without an update, or
+    after ``max_iter`` epochs.
+
+n_iter_no_change : int, default=5
+    The number of epochs without fewer sign mistakes that the stopping
+    rule waits for.
+""",
+    "average_auto": """
+average : bool or "auto", default="auto"
+    Whether the model is the averaged perceptron of Freund and Schapire:
+    the mean of the functions after every example visited, kept with the
+    lazy-averaging trick (no work beyond the updates themselves). The
+    updates, and so ``n_updates_`` and the stopping rules, follow the plain
+    function. ``"auto"`` averages the problems that the stopping rule
+    ended (on noisy data the last function is one guess among many, and
+    the average of all of them predicts better) and keeps the last function
+    of the others (which separates the training data when the run
+    converged, as the theorems say).
+""",
+    "stop_reason_": """
+stop_reason_ : {"separated", "no_improvement", "max_iter"}
+    Why the last call stopped: every problem converged; the others were
+    ended by the stopping rule (``tol``); or some problem used up its
+    epochs (``max_iter``, or the one epoch of :meth:`partial_fit`). Only
+    ``"max_iter"`` in :meth:`fit` warns.
+""",
+    "stopping_notes": """
+Real data is rarely separable, and then no epoch is free of updates. The
+stopping rule (``tol``, ``n_iter_no_change``) ends such a run, and
+``average="auto"`` answers with its averaged function. Each update moves
+the function by ``a y x`` (``a`` the update's size), which advances it by
+at least ``a eps*`` along any separator of margin ``eps*``: a function
+that has moved less than ``tol * R`` per unit of update since the first
+epoch, or since its last fewest sign mistakes, proves that the (lifted)
+sample has no separator of margin ``tol * R``. So on a sample separable
+with a margin above ``tol * R`` the default run ends separated, with the
+guarantees of its theorem; below it, the run may be ended with
+``converged_=False`` and ``stop_reason_="no_improvement"``, and
+``tol=None`` runs the papers' algorithm to separation.
+""",
     "shuffle": """
 shuffle : bool, default=True
     Whether to shuffle the training data before each epoch.

@@ -173,18 +173,16 @@ class KernelPerceptron(BasePerceptron):
 
     max_iter : int, default=100
         The largest number of epochs of :meth:`fit`. Reaching it without
-        an epoch free of updates raises a
-        :class:`~sklearn.exceptions.ConvergenceWarning`.
+        an epoch free of updates, unless the stopping rule ended the run,
+        raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
+
+    {{stopping}}
 
     {{shuffle}}
 
     {{random_state}}
 
-    average : bool, default=False
-        Whether the decision function is the averaged perceptron of Freund
-        and Schapire: the mean of the functions after every example
-        visited. It is still a sum over the support vectors, with averaged
-        coefficients; the updates follow the plain function.
+    {{average_auto}}
 
     budget : int, default=None
         The largest number of support vectors. When an example that is not
@@ -247,6 +245,8 @@ class KernelPerceptron(BasePerceptron):
 
     {{converged_}}
 
+    {{stop_reason_}}
+
     {{n_features_in_}}
 
     See Also
@@ -257,6 +257,8 @@ class KernelPerceptron(BasePerceptron):
 
     Notes
     -----
+    {{stopping_notes}}
+
     Training keeps the decision values ``f`` of the training examples and,
     on each update, adds the kernel column of the updated example into
     them, so it never forms the Gram matrix: memory is
@@ -357,9 +359,11 @@ class KernelPerceptron(BasePerceptron):
         beta=0.0,
         alpha=1.3,
         max_iter=100,
+        tol=0.01,
+        n_iter_no_change=5,
         shuffle=True,
         random_state=None,
-        average=False,
+        average="auto",
         budget=None,
         cache_size=200,
         class_weight=None,
@@ -375,6 +379,8 @@ class KernelPerceptron(BasePerceptron):
         self.beta = beta
         self.alpha = alpha
         self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
@@ -487,7 +493,7 @@ class KernelPerceptron(BasePerceptron):
     def _start_run(self, classes, X):
         """An empty function and zero counters for a new run."""
         self.classes_ = classes
-        self._run = KernelRun.start(X, problem_count(classes), self.average)
+        self._run = KernelRun.start(X, problem_count(classes), bool(self.average))
         self.n_updates_ = self._run.n_updates
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
@@ -515,7 +521,7 @@ class KernelPerceptron(BasePerceptron):
             radius=run.radius.copy(),
         )
         failure = new_failure()
-        n_epochs, converged = run_epochs(
+        n_epochs, converged, stopped = run_epochs(
             rows,
             sq_norms,
             spec,
@@ -537,9 +543,10 @@ class KernelPerceptron(BasePerceptron):
         check_failure(failure, _REMEDY)
         self._run = self._kept(counters, work, points, X, codes)
         self.n_updates_ = self._run.n_updates
-        self.n_iter_ = int(n_epochs.max())
-        self.converged_ = bool(converged.all())
-        self._set_model(work.f[:, n_old:], work.g[:, n_old:], codes, weight)
+        self._set_progress(n_epochs, converged, stopped)
+        self._set_model(
+            work.f[:, n_old:], work.g[:, n_old:], codes, weight, self._averaged(stopped)
+        )
         return self
 
     def _points(self, X):
@@ -621,16 +628,17 @@ class KernelPerceptron(BasePerceptron):
             n_seen=run.n_seen + X.shape[0],
         )
 
-    def _set_model(self, f, g, codes, weight):
+    def _set_model(self, f, g, codes, weight, averaged):
         """The public attributes, and the margins on the batch whose decision
-        values are f (and averaging accumulators g)."""
+        values are f (and averaging accumulators g); the averaged function
+        for the problems ``averaged``, the last one for the others."""
         run = self._run
-        dual_coef, support_f = run.coef, run.f
-        if self.average:
-            steps = np.maximum(run.n_steps, 1)[:, None]
-            dual_coef = dual_coef - run.avg / steps
-            support_f = support_f - run.g / steps
-            f = f - g / steps
+        dual_coef, support_f, f = run.coef.copy(), run.f.copy(), f.copy()
+        if averaged.any():
+            steps = np.maximum(run.n_steps[averaged], 1)[:, None]
+            dual_coef[averaged] -= run.avg[averaged] / steps
+            support_f[averaged] -= run.g[averaged] / steps
+            f[averaged] -= g[averaged] / steps
         if not (np.isfinite(dual_coef).all() and np.isfinite(f).all()):
             raise_non_finite(
                 "the averaged decision function", "at the end of the run", _REMEDY

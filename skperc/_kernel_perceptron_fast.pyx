@@ -26,8 +26,8 @@ import numpy as np
 
 from ._epochs cimport (
     CHECK_EVERY, Control, Epochs, active, after_update, begin_epoch,
-    close_epochs, count_update, end_epoch, interrupted, open_epochs,
-    see_radius, start_run,
+    close_epochs, count_update, end_epoch, interrupted, observe, open_epochs,
+    rule_on, see_radius, start_run,
 )
 from ._overflow cimport DECISION_VALUE, KERNEL_VALUE, fail, finite
 from ._thresholds cimport Threshold, read_threshold
@@ -90,6 +90,10 @@ cdef struct Model:
     Py_ssize_t n_support
     unsigned char* in_support
     Py_ssize_t budget         # 0: no budget
+    # the snapshots w_1 and w_r of the stopping rule (NULL with it off),
+    # as their coefficients and decision values on the points:
+    double* snap_coef         # (2, n_problems, n_points)
+    double* snap_f            # (2, n_problems, n_points)
 
 
 cdef void _dots(const double* rows, Py_ssize_t n, Py_ssize_t m,
@@ -207,6 +211,37 @@ cdef inline void _add_two(double a, double b, const double* column, double* f,
         g[r] += b * column[r]
 
 
+cdef void _measure_moves(Model* m, Epochs* e) noexcept nogil:
+    """e.moved: the distance in feature space of each problem's function
+    to its snapshots, ||w - w_s||^2 = (c - c_s) . (f - f_s) with f = K c,
+    and e.radius2, for the stopping rule."""
+    cdef Py_ssize_t c, r, s, row
+    cdef Py_ssize_t n = m.n_points
+    cdef double total
+    e.radius2 = e.max_norm2
+    for c in range(m.n_problems):
+        for s in range(2):
+            row = (s * m.n_problems + c) * n
+            total = 0.0
+            for r in range(n):
+                total += ((m.coef[c * n + r] - m.snap_coef[row + r])
+                          * (m.f[c * n + r] - m.snap_f[row + r]))
+            e.moved[2 * c + s] = sqrt(total) if total > 0.0 else 0.0
+
+
+cdef void _take_snapshots(Model* m, Epochs* e) noexcept nogil:
+    """The snapshots that end_epoch asked for: w_r, and w_1 after the
+    first epoch."""
+    cdef Py_ssize_t c, r, s, row
+    cdef Py_ssize_t n = m.n_points
+    for c in range(m.n_problems):
+        for s in range(2 - e.snapshot[c], 2):
+            row = (s * m.n_problems + c) * n
+            for r in range(n):
+                m.snap_coef[row + r] = m.coef[c * n + r]
+                m.snap_f[row + r] = m.f[c * n + r]
+
+
 cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
                         Epochs* e) except -1 nogil:
     """Remove the oldest support vector from the function."""
@@ -289,12 +324,13 @@ cdef int _run_epochs(
                     fail(e.failure, DECISION_VALUE, epoch, e.n_updates[c], c)
                     return 0
                 e.n_steps[c] += 1
+                observe(e, c, yc * m.f[c * n + i], weight[i])
                 if yc * m.f[c * n + i] <= e.thresholds[c]:
                     delta[c] = yc * weight[i]
                     # Lazy averaging: the update made at step s counts in
                     # the mean of the function over steps s..N.
                     delta_avg[c] = delta[c] * <double>(e.n_steps[c] - 1)
-                    count_update(e, c)
+                    count_update(e, c, weight[i])
                     updated = True
                     if not after_update(e, c):
                         return 0
@@ -326,7 +362,11 @@ cdef int _run_epochs(
                              m.g + c * n, n)
                 else:
                     _add(delta[c], column, m.f + c * n, n)
+        if rule_on(e):
+            _measure_moves(m, e)
         end_epoch(e, m.n_support)
+        if rule_on(e):
+            _take_snapshots(m, e)
 
     # The decision values of points not visited since their last change.
     if not _all_finite(m.f, k * n) or (m.g != NULL and not _all_finite(m.g, k * n)):
@@ -419,9 +459,9 @@ def run_epochs(
     largest k(x, x) seen and the schedule's rho^2. ``schedule`` is a
     validated ThresholdSchedule. ``stop[0]`` set by another thread ends the
     call with KeyboardInterrupt. Returns (epochs of each problem, whether
-    each converged). A value that is not finite stops the run and is
-    recorded in ``failure`` (see _overflow.pxd), the state then being
-    unusable.
+    each converged, whether the stopping rule ended each). A value that is
+    not finite stops the run and is recorded in ``failure`` (see
+    _overflow.pxd), the state then being unusable.
     """
     cdef double[:, ::1] f = points.f
     cdef double[:, ::1] g = points.g
@@ -485,6 +525,10 @@ def run_epochs(
     model.n_support = support_state[1]
     model.in_support = &in_support[0]
     model.budget = budget
+    snapshots = np.zeros(4 * k * n_points if control.n_iter_no_change else 0)
+    cdef double[::1] snap = snapshots
+    model.snap_coef = &snap[0] if snap.shape[0] > 0 else NULL
+    model.snap_f = &snap[2 * k * n_points] if snap.shape[0] > 0 else NULL
 
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)

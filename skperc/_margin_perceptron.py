@@ -145,19 +145,17 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     max_iter : int, default=1000
         The largest number of epochs (passes over the training data) of
-        :meth:`fit`. Reaching it without an epoch free of updates raises a
+        :meth:`fit`. Reaching it without an epoch free of updates, unless
+        the stopping rule ended the run, raises a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
+
+    {{stopping}}
 
     {{shuffle}}
 
     {{random_state}}
 
-    average : bool, default=False
-        Whether ``coef_`` and ``intercept_`` are the averaged perceptron of
-        Freund and Schapire: the mean of the weights after every example
-        visited, kept with the lazy-averaging trick (no work beyond the
-        updates themselves). The updates, and so ``n_updates_`` and the
-        stopping rule, follow the plain weights.
+    {{average_auto}}
 
     {{class_weight}}
 
@@ -201,6 +199,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     {{converged_}}
 
+    {{stop_reason_}}
+
     {{n_features_in_}}
 
     See Also
@@ -213,6 +213,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     Notes
     -----
+    {{stopping_notes}}
+
     Binary problems label ``classes_[1]`` as ``+1``; a multiclass problem is
     one-vs-rest, with every class trained in the same pass over the data:
     each example is read once per epoch and updates every class whose
@@ -293,9 +295,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         fit_intercept=True,
         intercept_scaling="auto",
         max_iter=1000,
+        tol=0.01,
+        n_iter_no_change=5,
         shuffle=True,
         random_state=None,
-        average=False,
+        average="auto",
         class_weight=None,
         warm_start=False,
         n_jobs=None,
@@ -307,6 +311,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
@@ -326,7 +332,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     def _start_run(self, classes, X):
         """Zero weights and counters for a new run."""
         self.classes_ = classes
-        self._run = LinearRun.start(X.shape[1], problem_count(classes), self.average)
+        self._run = LinearRun.start(
+            X.shape[1], problem_count(classes), bool(self.average)
+        )
         self.n_updates_ = self._run.n_updates
 
     def _lift(self, radius):
@@ -382,33 +390,34 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         for _, _, failure in results:
             check_failure(failure, _REMEDY)
         self._run = LinearRun.join([block for block, _, _ in results])
-        n_epochs, converged = (
-            np.concatenate([progress[i] for _, progress, _ in results]) for i in (0, 1)
+        n_epochs, converged, stopped = (
+            np.concatenate([progress[i] for _, progress, _ in results])
+            for i in range(3)
         )
-        self.coef_, self.intercept_ = self._model()
+        self.coef_, self.intercept_ = self._model(self._averaged(stopped))
         self.n_updates_ = self._run.n_updates
-        self.n_iter_ = int(n_epochs.max())
-        self.converged_ = bool(converged.all())
+        self._set_progress(n_epochs, converged, stopped)
         self.radius_ = float(np.sqrt(self._run.radius[0]))
         self.margin_ = linear_margins(
             X, codes, first_class(self.classes_), weight, self.coef_, self.intercept_
         )
         return self
 
-    def _model(self):
-        """coef_ and intercept_ of the run."""
+    def _model(self, averaged):
+        """coef_ and intercept_ of the run: the averaged weights for the
+        problems ``averaged``, the last ones for the others."""
         run = self._run
         coef = run.coef.T.copy()
         lift_coef = run.lift_coef.copy()
         with np.errstate(over="ignore", invalid="ignore"):
-            if self.average:
-                steps = np.maximum(run.n_steps, 1)
-                coef -= run.avg_coef.T / steps[:, None]
-                lift_coef -= run.avg_lift / steps
+            if averaged.any():
+                steps = np.maximum(run.n_steps[averaged], 1)
+                coef[averaged] -= run.avg_coef.T[averaged] / steps[:, None]
+                lift_coef[averaged] -= run.avg_lift[averaged] / steps
             intercept = lift_coef * self._lift(run.radius)[1]
         if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
             raise_non_finite(
-                "the averaged weights" if self.average else "the weights",
+                "the averaged weights" if averaged.any() else "the weights",
                 "at the end of the run",
                 _REMEDY,
             )

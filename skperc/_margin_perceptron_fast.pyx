@@ -18,8 +18,8 @@ import numpy as np
 
 from ._epochs cimport (
     CHECK_EVERY, Control, Epochs, active, after_update, begin_epoch,
-    close_epochs, count_update, end_epoch, interrupted, open_epochs,
-    see_radius, start_run,
+    close_epochs, count_update, end_epoch, interrupted, observe, open_epochs,
+    rule_on, see_radius, start_run,
 )
 from ._overflow cimport (
     AVERAGED_WEIGHTS, DECISION_VALUE, SQUARED_RADIUS, WEIGHTS, fail, finite,
@@ -50,6 +50,40 @@ cdef struct Problems:
     double* avg_coef      # like coef, or NULL without averaging
     double* avg_lift      # like lift_coef
     double eta0
+    # the snapshots w_1 and w_r of the stopping rule (NULL with it off):
+    double* snap_coef     # (2, n_features, width)
+    double* snap_lift     # (2, n_problems)
+
+
+cdef void _measure_moves(Problems* p, Epochs* e, Py_ssize_t n_features,
+                         Py_ssize_t width, double lift) noexcept nogil:
+    """e.moved: the distance of each problem's weights to its snapshots,
+    and e.radius2, for the stopping rule."""
+    cdef Py_ssize_t c, j, s
+    cdef double d, total
+    cdef Py_ssize_t size = n_features * width
+    e.radius2 = e.max_norm2 + lift * lift
+    for c in range(e.n_problems):
+        for s in range(2):
+            d = p.lift_coef[c] - p.snap_lift[s * e.n_problems + c]
+            total = d * d
+            for j in range(n_features):
+                d = p.coef[j * width + c] - p.snap_coef[s * size + j * width + c]
+                total += d * d
+            e.moved[2 * c + s] = sqrt(total)
+
+
+cdef void _take_snapshots(Problems* p, Epochs* e, Py_ssize_t n_features,
+                          Py_ssize_t width) noexcept nogil:
+    """The snapshots that end_epoch asked for: w_r, and w_1 after the
+    first epoch."""
+    cdef Py_ssize_t c, j, s
+    cdef Py_ssize_t size = n_features * width
+    for c in range(e.n_problems):
+        for s in range(2 - e.snapshot[c], 2):
+            p.snap_lift[s * e.n_problems + c] = p.lift_coef[c]
+            for j in range(n_features):
+                p.snap_coef[s * size + j * width + c] = p.coef[j * width + c]
 
 
 cdef int _run_epochs(
@@ -139,9 +173,10 @@ cdef int _run_epochs(
                     fail(e.failure, DECISION_VALUE, epoch, e.n_updates[c], c)
                     return 0
                 e.n_steps[c] += 1
+                observe(e, c, yc * f, weight[i])
                 if yc * f <= e.thresholds[c]:
-                    count_update(e, c)
                     a = (p.eta0 * yc) * weight[i]
+                    count_update(e, c, p.eta0 * weight[i])
                     p.lift_coef[c] += a * lift
                     # The intercept is lift_coef * lift: it must stay finite
                     # too.
@@ -162,7 +197,11 @@ cdef int _run_epochs(
                             return 0
                     if not after_update(e, c):
                         return 0
+        if rule_on(e):
+            _measure_moves(p, e, n_features, width, lift)
         end_epoch(e, -1)
+        if rule_on(e):
+            _take_snapshots(p, e, n_features, width)
     return 1
 
 
@@ -238,8 +277,9 @@ def run_epochs(
     ``schedule`` is a validated ThresholdSchedule, every threshold times
     ``eta0``. ``stop[0]`` set by another thread ends the call with
     KeyboardInterrupt. Returns (epochs of each problem, whether each
-    converged). A value that is not finite stops the run and is recorded
-    in ``failure`` (see _overflow.pxd), the state then being unusable.
+    converged, whether the stopping rule ended each). A value that is not
+    finite stops the run and is recorded in ``failure`` (see
+    _overflow.pxd), the state then being unusable.
     """
     cdef Py_ssize_t n_samples = y.shape[0]
     cdef double[:, ::1] coef = run.coef
@@ -282,6 +322,12 @@ def run_epochs(
     problems.avg_coef = &padded_avg[0, 0] if average else NULL
     problems.avg_lift = &avg_lift[0]
     problems.eta0 = eta0
+    snapshots = np.zeros(2 * n_features * width if control.n_iter_no_change else 0)
+    snapshot_lifts = np.zeros(2 * k)
+    cdef double[::1] snap_coef = snapshots
+    cdef double[::1] snap_lift = snapshot_lifts
+    problems.snap_coef = &snap_coef[0] if snap_coef.shape[0] > 0 else NULL
+    problems.snap_lift = &snap_lift[0]
 
     cdef Py_ssize_t[::1] order = np.arange(n_samples, dtype=np.intp)
     cdef double[::1] score = np.empty(width)

@@ -90,8 +90,9 @@ def test_the_perceptron_needs_sqrt3_to_the_n_minus_1_updates(n):
     threshold (a lift of 1), cycling through S_n, updates at least
     sqrt(3)^(n-1) times before it is consistent."""
     X, y = make_nested_boolean(n)
+    # tol=None: the perceptron of the theorem, which stops only when consistent
     clf = MarginPerceptron(
-        intercept_scaling=1.0, shuffle=False, max_iter=100_000_000
+        intercept_scaling=1.0, shuffle=False, max_iter=100_000_000, tol=None
     ).fit(X, y)
     assert clf.converged_
     assert clf.score(X, y) == 1.0
@@ -162,7 +163,11 @@ def test_the_infinity_perceptron_running_time_is_sharp_on_two_points(alpha):
     for epsilon in [0.1, 0.05, 0.025]:
         X, y = make_two_point_example(epsilon)
         clf = MarginPerceptron(
-            beta="power", alpha=alpha, fit_intercept=False, max_iter=10_000_000
+            beta="power",
+            alpha=alpha,
+            fit_intercept=False,
+            max_iter=10_000_000,
+            tol=None,
         ).fit(X, y)
         assert 0.25 * (1 / epsilon) ** exponent <= clf.n_updates_[0]
         assert clf.n_updates_[0] <= (1 / epsilon) ** exponent

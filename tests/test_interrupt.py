@@ -30,7 +30,7 @@ CHILD = textwrap.dedent(
     cls = {"MarginPerceptron": MarginPerceptron, "KernelPerceptron": KernelPerceptron}
     clf = cls[name](max_iter=2, n_jobs=n_jobs, random_state=0).fit(X[:200], y[:200])
     before = clf.decision_function(X[:50])
-    clf.set_params(max_iter=10**6)
+    clf.set_params(max_iter=10**6, tol=None)
     print("ready", flush=True)
     try:
         clf.fit(X, y)

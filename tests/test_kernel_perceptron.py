@@ -65,7 +65,13 @@ def test_matches_reference(kernel, beta, average, budget):
     X, y = noisy_sample(random_state=len(str(beta)))
     weight = np.random.RandomState(1).choice([0.0, 0.5, 1.0, 2.0], size=len(y))
     estimator = KernelPerceptron(
-        **kernel, beta=beta, average=average, budget=budget, shuffle=False, max_iter=8
+        **kernel,
+        beta=beta,
+        average=average,
+        budget=budget,
+        shuffle=False,
+        max_iter=8,
+        tol=None,
     ).fit(X, y, sample_weight=weight)
     K = pairwise_kernels(X, metric=kernel["kernel"], **_params(kernel))
     expected = reference_kernel_fit(

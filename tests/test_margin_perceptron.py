@@ -119,6 +119,8 @@ def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter, fit_intercept)
             fit_intercept=fit_intercept,
             intercept_scaling=1.0,
             max_iter=max_iter,
+            tol=None,
+            average=False,
         ),
         X,
         y,
@@ -351,12 +353,27 @@ def test_stops_after_an_epoch_without_updates_on_separable_data():
 def test_warns_and_reports_on_non_separable_data():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     y = np.array([0, 0, 1, 1])  # XOR
-    estimator = MarginPerceptron(max_iter=25, random_state=0)
+    estimator = MarginPerceptron(max_iter=25, random_state=0, tol=None)
     with pytest.warns(ConvergenceWarning, match="max_iter=25"):
         estimator.fit(X, y)
     assert not estimator.converged_
+    assert estimator.stop_reason_ == "max_iter"
     assert estimator.n_iter_ == 25
     assert estimator.margin_[0] < 0
+
+
+def test_the_stopping_rule_ends_a_stalled_run_without_warning():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    y = np.array([0, 0, 1, 1])  # XOR: every epoch makes a sign mistake
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        estimator = MarginPerceptron(max_iter=1000, random_state=0).fit(X, y)
+    assert estimator.stop_reason_ == "no_improvement"
+    assert not estimator.converged_
+    # the mistakes cannot fall below their best for n_iter_no_change epochs
+    assert estimator.n_iter_ < 1000
+    longer = MarginPerceptron(max_iter=1000, n_iter_no_change=20, random_state=0)
+    assert longer.fit(X, y).n_iter_ > estimator.n_iter_
 
 
 def test_margin_is_the_geometric_margin_on_the_training_data():
@@ -412,7 +429,9 @@ def test_verbose_prints_one_line_per_epoch(capsys):
         "-- Epoch 1",
         "-- Epoch 2",
         "-- Epoch 3",
+        "-- Stopped",
     ]
+    assert lines[-1] == "-- Stopped: max_iter"
 
 
 def test_predict_breaks_ties_towards_the_positive_class():

@@ -226,7 +226,7 @@ def test_the_bounds_of_a_lifted_sample_hold_with_an_intercept(beta):
     X = X + np.array([0.2, -0.1, 0.1])
     s = 1.5
     clf = MarginPerceptron(
-        beta=beta, intercept_scaling=s, max_iter=1_000_000, random_state=0
+        beta=beta, intercept_scaling=s, max_iter=1_000_000, random_state=0, tol=None
     ).fit(X, y)
     bounds = perceptron_bounds(X, y, beta=beta, intercept_scaling=s)
     assert bounds.radius == pytest.approx(np.sqrt((X**2).sum(axis=1).max() + s**2))

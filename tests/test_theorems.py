@@ -35,8 +35,9 @@ def sample(request):
 
 
 def fit(X, y, **params):
+    # tol=None: the papers' algorithms, which stop only when separated
     estimator = MarginPerceptron(
-        fit_intercept=False, max_iter=1_000_000, eta0=0.37, **params
+        fit_intercept=False, max_iter=1_000_000, eta0=0.37, tol=None, **params
     ).fit(X, y)
     assert estimator.converged_
     return estimator
@@ -91,7 +92,11 @@ def test_scale_free_thresholds_do_not_see_the_scale(beta, fit_intercept):
     if fit_intercept:
         X = X + 0.5  # separable by an affine hyperplane only
     base = MarginPerceptron(
-        beta=beta, fit_intercept=fit_intercept, random_state=0, max_iter=100_000
+        beta=beta,
+        fit_intercept=fit_intercept,
+        random_state=0,
+        max_iter=100_000,
+        tol=None,
     )
     reference = base.fit(X, y)
     assert reference.converged_
@@ -133,12 +138,11 @@ def test_a_fixed_lift_is_the_perceptron_on_lifted_data():
     for s in [1.0, 2.5]:
         lifted = np.hstack([X + 1.0, np.full((len(X), 1), s)])
         for beta in [0.0, 0.5, "scale", "power"]:
-            with_intercept = MarginPerceptron(
-                beta=beta, intercept_scaling=s, shuffle=False, max_iter=100_000
-            ).fit(X + 1.0, y)
-            on_lifted = MarginPerceptron(
-                beta=beta, fit_intercept=False, shuffle=False, max_iter=100_000
-            ).fit(lifted, y)
+            common = dict(beta=beta, shuffle=False, max_iter=100_000, tol=None)
+            with_intercept = MarginPerceptron(intercept_scaling=s, **common).fit(
+                X + 1.0, y
+            )
+            on_lifted = MarginPerceptron(fit_intercept=False, **common).fit(lifted, y)
             assert with_intercept.converged_
             np.testing.assert_array_equal(with_intercept.coef_, on_lifted.coef_[:, :-1])
             np.testing.assert_array_equal(
