@@ -40,7 +40,8 @@ What it promises (a theorem, not a measurement): if a unit ``w*`` separates
 the lifted training sample with margin ``eps*``, every update ``a y x``
 (``a > 0``) adds at least ``a eps*`` to ``w . w*``, so
 ``||w_e - w_s|| >= eps* A(s, e)`` and ``D >= eps* / R``: the rule never
-stops a run whose lifted sample has ``eps* >= tol * R``, for every
+stops a run whose lifted sample has ``eps* > tol * R`` (at ``eps* = tol *
+R`` exactly, rounding decides), for every
 schedule, shuffle and ``n_iter_no_change``. The script checks it on every
 stop of the separable study against the exact optimal margin
 (skperc.metrics.optimal_margin). A run it stops has proved that no
@@ -50,7 +51,11 @@ Measured (``--separable --seeds 3``: 576 shuffled separable samples, the
 four schedules, with and without intercept, eps*/R 0.3 .. 0.01, R 0.1 ..
 10, at most 3000 epochs): of the 376 runs that the papers' algorithms
 separate within 1000 epochs, the rule stops 3 (0.8%) before they
-separate, all on samples whose lifted margin is below 0.01 R; of all 576,
+separate: three samples generated with eps*/R = 0.01 = tol exactly, where
+the late updates alternate between the two examples on the margin (their
+``y x`` add up along ``w*``) and the drift equals eps*/R to 14 digits, the
+boundary of the theorem, decided by rounding; none with a margin above
+tol. Of all 576,
 57 (9.9%), nearly all runs that do not separate within 3000 epochs
 either. On the first group scikit-learn's rule (perceptron loss, tol=1e-3,
 n_iter_no_change=5) stops 48%, the same rule on the sign mistakes 47%,
@@ -65,10 +70,11 @@ On the benchmark sets (``--benchmark``; the default ``beta=0``) it stops
 after 7 epochs on the 100,000-row noisy set (the drift is about 2e-4 after
 the second epoch) with the averaged weights at 0.846 accuracy against
 Perceptron's 0.757 (last weights: 0.705); on breast cancer after 60
-epochs (0.977 against 0.947) and on digits after about 130 (0.931 against
+epochs (0.977 against 0.947) and on digits after 108 (0.935 against
 0.931): small data sets are close to separable and the drift falls
-slowly there, so the rule costs more epochs than scikit-learn's (about
-130 against 22 on digits). The last weights are the worst choice
+slowly there, so the rule costs more epochs than scikit-learn's (108
+against 22 on digits; ``tol=0.02`` stops after 26 but reaches only 0.919,
+and stops 2.1% of the quickly separable runs). The last weights are the worst choice
 everywhere (the intercept, lifted by R, jumps by R^2 at each update); the
 pocket (best epoch on the training sign mistakes) is worse than the
 average; early_stopping on a validation split was less accurate than the
@@ -643,10 +649,11 @@ def separable_study(n_seeds, max_iter=3000):
         stops = [(d, r, stop_epoch(r, *rule)) for d, r in runs]
         if len(rule) >= 5:
             # The rule's theorem: it never stops a run whose lifted sample has
-            # eps*/R >= delta. Checked on every stop with the exact margin.
+            # eps*/R > delta (at equality, rounding decides). Checked on every
+            # stop with the exact margin.
             for d, r, e in stops:
                 if e is not None:
-                    assert lifted_margin(d, r) < rule[4], (d, e)
+                    assert lifted_margin(d, r) <= rule[4] * (1 + 1e-9), (d, e)
         early = [(d, r, e) for d, r, e in stops if e is not None]
         by_schedule = [sum(d[0] == s for d, _, _ in early) for s in SCHEDULES]
         worst = ""

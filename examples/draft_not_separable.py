@@ -7,7 +7,7 @@ On data that no hyperplane separates, the perceptron's own stopping rule
 (an epoch without an update) never fires. :class:`~skperc.MarginPerceptron`
 also stops when its sign mistakes have not decreased for
 ``n_iter_no_change`` epochs *and* its updates prove that no hyperplane
-separates the training data with a margin of ``tol`` times the radius; it
+separates the training data with a margin above ``tol`` times the radius; it
 then returns its averaged weights. This example shows the epochs and the
 test accuracy against ``tol`` and ``n_iter_no_change``, next to
 scikit-learn's :class:`~sklearn.linear_model.Perceptron` and
@@ -75,7 +75,7 @@ with warnings.catch_warnings():
 # %%
 # Epochs and accuracy against the rule's parameters. A smaller ``tol``
 # waits for a stronger proof that the data has no separator of margin
-# ``tol * R``; a larger ``n_iter_no_change`` waits longer for the sign
+# above ``tol * R``; a larger ``n_iter_no_change`` waits longer for the sign
 # mistakes to fall.
 tols = [0.05, 0.02, 0.01, 0.005, 0.002]
 patiences = [2, 5, 10, 20]
@@ -104,7 +104,7 @@ fig.tight_layout()
 
 # %%
 # On a separable sample the rule cannot fire before the run separates it
-# when the margin is at least ``tol`` times the radius: the default runs
+# when the margin is above ``tol`` times the radius: the default runs
 # end separated, with ``converged_`` True, for every threshold, including
 # the infinity-perceptron, whose updates go on for many epochs without a
 # sign mistake while it climbs towards the optimal margin.
