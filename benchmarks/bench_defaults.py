@@ -1,0 +1,307 @@
+"""Default estimators against scikit-learn's, as a new user would fit them.
+
+Every estimator is built with its defaults (only ``random_state=0``):
+``MarginPerceptron()`` against ``sklearn.linear_model.Perceptron()`` and
+``KernelPerceptron()`` against ``sklearn.svm.SVC()``. The data sets:
+
+- breast cancer and digits, shipped with scikit-learn;
+- ``noisy 100,000 x 50``: ``make_classification(100_000, 50)`` with its
+  default informative and redundant features, ``flip_y=0``, and then the
+  labels of exactly 5% of the rows, drawn at random, flipped (scikit-learn's
+  ``flip_y=0.05`` would redraw 5% of the labels at random, flipping only
+  about half of them);
+- ``sparse text-like``: 30,000 CSR rows over a vocabulary of 3,000 columns,
+  word counts drawn from a Zipf-like law (about 40 distinct words a row),
+  log-scaled; the label is the sign of a sparse linear model of the counts,
+  and then exactly 5% of the labels are flipped.
+
+Each set is split 70/30 (``random_state=0``) and scaled on the training part
+(``StandardScaler`` for dense data, ``MaxAbsScaler`` for sparse data, which
+keeps it sparse). The kernel estimators fit at most ``--kernel-rows``
+training rows (10,000 by default, the first rows of the shuffled training
+part), because SVC takes far longer than two minutes on 70,000 rows; the
+table says when a set was subsampled so. Test accuracy is on the whole
+test part.
+
+Fit times are medians over ``--repeat`` fits, the two estimators taking
+turns; the ratio is skperc's median over scikit-learn's, measured in the
+same run. ``epochs`` is ``n_iter_``; ``stop`` is the fitted ``stop_reason_``
+when the estimator has one, and ``conv`` is ``converged_``. The targets are
+those of the stopping rule: MarginPerceptron at most 1.5x Perceptron's time
+and at least its accuracy - 0.005; KernelPerceptron at most 0.5x SVC's time
+where SVC takes 20 ms or more, and at least its accuracy - 0.01.
+
+``--grid`` instead times the README's grid search over ``beta`` on digits:
+``GridSearchCV(make_pipeline(StandardScaler(), MarginPerceptron(...)),
+{beta: [0.0, 0.5, 1.0, "scale", "power"], alpha: [1.5, 1.9]}, n_jobs=-1)``,
+with the default ``MarginPerceptron()`` of the design page and with the
+README's ``max_iter=100``, beside the same search over scikit-learn's
+``Perceptron`` (its ``alpha`` and ``penalty`` on a grid of the same size).
+
+Run from the repository root::
+
+    python benchmarks/bench_defaults.py [--repeat 3] [--sets digits ...]
+    python benchmarks/bench_defaults.py --grid [--repeat 3]
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+from sklearn.svm import SVC
+
+from skperc import KernelPerceptron, MarginPerceptron
+
+LINEAR_TIME_RATIO = 1.5
+LINEAR_ACCURACY_GAP = 0.005
+KERNEL_TIME_RATIO = 0.5
+KERNEL_TIME_FLOOR = 0.020  # seconds of SVC below which no time target holds
+KERNEL_ACCURACY_GAP = 0.01
+
+
+def flip_labels(y, fraction, rng):
+    """y with the labels of exactly ``fraction`` of the rows flipped."""
+    y = y.copy()
+    flipped = rng.choice(len(y), size=round(fraction * len(y)), replace=False)
+    y[flipped] = 1 - y[flipped]
+    return y
+
+
+def noisy_dense(n_samples=100_000, n_features=50):
+    X, y = make_classification(
+        n_samples=n_samples, n_features=n_features, flip_y=0.0, random_state=0
+    )
+    return X, flip_labels(y, 0.05, np.random.RandomState(1))
+
+
+def sparse_text(n_samples=30_000, n_features=3_000, words_per_row=40):
+    """Log-scaled word counts with Zipf-like word frequencies."""
+    rng = np.random.RandomState(0)
+    frequency = 1.0 / np.arange(1, n_features + 1) ** 1.1
+    frequency /= frequency.sum()
+    lengths = rng.poisson(words_per_row, size=n_samples) + 1
+    words = rng.choice(n_features, size=lengths.sum(), p=frequency)
+    rows = np.repeat(np.arange(n_samples), lengths)
+    counts = sp.csr_matrix(
+        (np.ones(len(words)), (rows, words)), shape=(n_samples, n_features)
+    )
+    counts.sum_duplicates()
+    X = counts.copy()
+    X.data = np.log1p(X.data)
+    # A few hundred words carry the label, as topic words do.
+    coef = np.zeros(n_features)
+    topical = rng.choice(n_features, size=300, replace=False)
+    coef[topical] = rng.standard_normal(300)
+    score = X @ coef
+    y = (score > np.median(score)).astype(int)
+    return X.tocsr(), flip_labels(y, 0.05, rng)
+
+
+SETS = {
+    "breast cancer": lambda: load_breast_cancer(return_X_y=True),
+    "digits": lambda: load_digits(return_X_y=True),
+    "noisy 100,000 x 50": noisy_dense,
+    "sparse text-like": sparse_text,
+}
+SET_KEYS = {
+    "breast_cancer": "breast cancer",
+    "digits": "digits",
+    "noisy": "noisy 100,000 x 50",
+    "sparse": "sparse text-like",
+}
+
+
+def split(name):
+    X, y = SETS[name]()
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=0
+    )
+    scaler = MaxAbsScaler() if sp.issparse(X) else StandardScaler()
+    X_train = scaler.fit_transform(X_train)
+    return X_train, scaler.transform(X_test), y_train, y_test
+
+
+def timed_fit(estimator, X, y):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        estimator.fit(X, y)
+        elapsed = time.perf_counter() - start
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return elapsed, warned
+
+
+def compare(ours, theirs, X_train, X_test, y_train, y_test, repeat):
+    """Median fit times taking turns, and what the last fits report."""
+    times = {"ours": [], "theirs": []}
+    for _ in range(repeat):
+        elapsed, ours_warned = timed_fit(ours, X_train, y_train)
+        times["ours"].append(elapsed)
+        elapsed, _ = timed_fit(theirs, X_train, y_train)
+        times["theirs"].append(elapsed)
+    return {
+        "ours_time": float(np.median(times["ours"])),
+        "theirs_time": float(np.median(times["theirs"])),
+        "ours_acc": ours.score(X_test, y_test),
+        "theirs_acc": theirs.score(X_test, y_test),
+        "ours_epochs": int(np.max(ours.n_iter_)),
+        "theirs_epochs": int(np.max(getattr(theirs, "n_iter_", -1))),
+        "stop": getattr(ours, "stop_reason_", "-"),
+        "converged": ours.converged_,
+        "warned": ours_warned,
+    }
+
+
+def print_row(label, r, time_ok, acc_ok):
+    ratio = r["ours_time"] / r["theirs_time"]
+    verdict = "ok" if time_ok(r, ratio) and acc_ok(r) else "MISSED"
+    print(
+        f"{label:30} {r['ours_epochs']:>6} {r['ours_time']:8.3f} "
+        f"{r['ours_acc']:7.3f} {str(r['stop']):>15} {str(r['converged']):>5} "
+        f"{'yes' if r['warned'] else 'no':>4} | {r['theirs_epochs']:>6} "
+        f"{r['theirs_time']:8.3f} {r['theirs_acc']:7.3f} | {ratio:6.2f}  {verdict}"
+    )
+
+
+def header(ours, theirs):
+    line = (
+        f"{'data':30} {'epochs':>6} {'fit s':>8} {'acc':>7} {'stop':>15} "
+        f"{'conv':>5} {'warn':>4} | {'epochs':>6} {'fit s':>8} {'acc':>7} | "
+        f"{'ratio':>6}"
+    )
+    print(f"\n{ours} (left) against {theirs} (right)")
+    print(line)
+    print("-" * len(line))
+
+
+def run_tables(names, repeat, kernel_rows):
+    data = {name: split(name) for name in names}
+    header("MarginPerceptron()", "Perceptron()")
+    for name in names:
+        r = compare(
+            MarginPerceptron(random_state=0),
+            Perceptron(random_state=0),
+            *data[name],
+            repeat,
+        )
+        print_row(
+            name,
+            r,
+            lambda r, ratio: ratio <= LINEAR_TIME_RATIO,
+            lambda r: r["ours_acc"] >= r["theirs_acc"] - LINEAR_ACCURACY_GAP,
+        )
+
+    header("KernelPerceptron()", "SVC()")
+    for name in names:
+        X_train, X_test, y_train, y_test = data[name]
+        label = name
+        if X_train.shape[0] > kernel_rows:
+            X_train, y_train = X_train[:kernel_rows], y_train[:kernel_rows]
+            label = f"{name} ({kernel_rows // 1000}k rows)"
+        r = compare(
+            KernelPerceptron(random_state=0),
+            SVC(random_state=0),
+            X_train,
+            X_test,
+            y_train,
+            y_test,
+            repeat,
+        )
+        print_row(
+            label,
+            r,
+            lambda r, ratio: (
+                r["theirs_time"] < KERNEL_TIME_FLOOR or ratio <= KERNEL_TIME_RATIO
+            ),
+            lambda r: r["ours_acc"] >= r["theirs_acc"] - KERNEL_ACCURACY_GAP,
+        )
+
+
+def run_grid(repeat):
+    X, y = load_digits(return_X_y=True)
+    grid = {
+        "marginperceptron__beta": [0.0, 0.5, 1.0, "scale", "power"],
+        "marginperceptron__alpha": [1.5, 1.9],
+    }
+    reference_grid = {
+        "perceptron__penalty": [None, "l2"],
+        "perceptron__alpha": [1e-5, 1e-4, 1e-3, 1e-2, 1e-1],
+    }
+    # The reference runs first, so that the ratios can be printed as they come.
+    searches = {
+        "Perceptron() (same size grid)": (
+            make_pipeline(StandardScaler(), Perceptron(random_state=0)),
+            reference_grid,
+        ),
+        "MarginPerceptron() (design page)": (
+            make_pipeline(StandardScaler(), MarginPerceptron(random_state=0)),
+            grid,
+        ),
+        "MarginPerceptron(max_iter=100) (README)": (
+            make_pipeline(
+                StandardScaler(), MarginPerceptron(max_iter=100, random_state=0)
+            ),
+            grid,
+        ),
+    }
+    line = f"{'GridSearchCV on digits, 10 candidates x 5 folds':48} {'fit s':>8}"
+    line += f" {'ratio':>6} {'best score':>10}  best parameters"
+    print(line)
+    print("-" * len(line))
+    times = {}
+    for label, (pipeline, parameters) in searches.items():
+        elapsed = []
+        for _ in range(repeat):
+            search = GridSearchCV(pipeline, parameters, n_jobs=-1)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                start = time.perf_counter()
+                search.fit(X, y)
+                elapsed.append(time.perf_counter() - start)
+        times[label] = float(np.median(elapsed))
+        reference = times["Perceptron() (same size grid)"]
+        best = {k.split("__")[1]: v for k, v in search.best_params_.items()}
+        print(
+            f"{label:48} {times[label]:8.2f} {times[label] / reference:6.2f} "
+            f"{search.best_score_:10.3f}  {best}"
+        )
+    print("ratio: the search's median time over that of the Perceptron search")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        choices=list(SET_KEYS),
+        default=list(SET_KEYS),
+        help="the data sets of the tables",
+    )
+    parser.add_argument(
+        "--kernel-rows",
+        type=int,
+        default=10_000,
+        help="the largest number of training rows of the kernel estimators",
+    )
+    parser.add_argument(
+        "--grid", action="store_true", help="time the README's grid search instead"
+    )
+    args = parser.parse_args()
+    print(f"median of {args.repeat} fits; ratio = skperc time / scikit-learn time")
+    if args.grid:
+        run_grid(args.repeat)
+    else:
+        run_tables([SET_KEYS[key] for key in args.sets], args.repeat, args.kernel_rows)
+
+
+if __name__ == "__main__":
+    main()
