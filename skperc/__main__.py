@@ -74,6 +74,10 @@ def tour_row(name, estimator, X_train, X_test, y_train, y_test):
     perceptron = isinstance(estimator, (Perceptron, MarginPerceptron, KernelPerceptron))
     updates = getattr(estimator, "n_updates_", None) if perceptron else None
     converged = getattr(estimator, "converged_", None)
+    # why a perceptron stopped: separated, by the stopping rule, out of epochs
+    stopped = getattr(estimator, "stop_reason_", None)
+    if stopped is None and converged is not None:
+        stopped = "separated" if converged else "max_iter"
     # n_iter_ counts epochs for these (per problem for KernelPerceptron), but
     # solver iterations for SVC and the linear program
     epochs = estimator.n_iter_ if perceptron or hasattr(estimator, "loss_") else None
@@ -84,7 +88,7 @@ def tour_row(name, estimator, X_train, X_test, y_train, y_test):
         f"{name:36} {estimator.score(X_test, y_test):8.3f} {smallest:>9} "
         f"{'-' if updates is None else updates.sum():>9} "
         f"{'-' if epochs is None else int(np.max(epochs)):>6} "
-        f"{'-' if converged is None else 'yes' if converged else 'no':>9} "
+        f"{stopped or '-':>14} "
         f"{seconds:7.3f}"
     )
 
@@ -95,11 +99,13 @@ def main():
         "Standardized features, a quarter of each dataset held out. margin: the "
         "smallest\ngeometric margin of a one-vs-rest problem on the training "
         "data (negative when\nit is not separated); updates: the total over the "
-        "problems; epochs: n_iter_."
+        "problems; epochs: n_iter_;\nstopped: why the run ended (separated; "
+        "no_improvement, the stopping rule for\ndata that is not separable; "
+        "or max_iter)."
     )
     header = (
         f"{'model':36} {'accuracy':>8} {'margin':>9} {'updates':>9} "
-        f"{'epochs':>6} {'converged':>9} {'fit s':>7}"
+        f"{'epochs':>6} {'stopped':>14} {'fit s':>7}"
     )
     for dataset, load in DATASETS.items():
         X, y = load(return_X_y=True)

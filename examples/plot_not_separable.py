@@ -104,13 +104,15 @@ fig.tight_layout()
 
 # %%
 # On a separable sample the rule cannot fire before the run separates it
-# when the margin is above ``tol`` times the radius: the default runs
-# end separated, with ``converged_`` True, for every threshold, including
-# the infinity-perceptron, whose updates go on for many epochs without a
-# sign mistake while it climbs towards the optimal margin.
+# when the margin is above ``tol`` times the radius: the runs end
+# separated, with ``converged_`` True, for every threshold, including the
+# infinity-perceptron, whose updates go on for thousands of epochs while it
+# climbs towards the optimal margin (more than the default ``max_iter``
+# here, so it gets more).
 X_sep, y_sep = make_margin_classification(500, 10, margin=0.05, random_state=0)
 for beta in [0.0, 1.0, "scale", "power"]:
-    clf = MarginPerceptron(beta=beta, random_state=0).fit(X_sep, y_sep)
+    clf = MarginPerceptron(beta=beta, max_iter=50_000, random_state=0)
+    clf.fit(X_sep, y_sep)
     print(
         f"beta={beta!s:6} {clf.n_iter_:5} epochs, {clf.stop_reason_}, "
         f"converged_={clf.converged_}, margin {clf.margin_[0]:.4f}"
