@@ -94,8 +94,15 @@ def run_case(make_data, epochs, repeat):
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, random_state=0
     )
+    # tol=None: the same epochs as Perceptron(tol=None), no stopping rule
     ours = MarginPerceptron(
-        beta=0.0, eta0=1.0, intercept_scaling=1.0, max_iter=epochs, shuffle=False
+        beta=0.0,
+        eta0=1.0,
+        intercept_scaling=1.0,
+        max_iter=epochs,
+        shuffle=False,
+        tol=None,
+        average=False,
     )
     theirs = Perceptron(
         penalty=None, eta0=1.0, max_iter=epochs, tol=None, shuffle=False
