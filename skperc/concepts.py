@@ -27,6 +27,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._version_spaces import ListedVersionSpaces, StumpVersionSpaces
+
 __all__ = [
     "ConceptClass",
     "DecisionStumps",
@@ -129,11 +131,47 @@ class ConceptClass(BaseEstimator):
                 f"Concept indices must be in [0, {self.n_concepts}); got "
                 f"{indices.min()} to {indices.max()}."
             )
-        return self._predict_concepts(X, indices)
+        return self._checked_predictions(X, indices)
 
     def _predict_concepts(self, X, indices):
         """predict on checked float64 X and checked indices."""
         raise NotImplementedError
+
+    def _checked_predictions(self, X, indices):
+        """_predict_concepts, its answer checked against the protocol: a
+        wrong answer would count mistakes silently wrong."""
+        predictions = self._predict_concepts(X, indices)
+        name = f"{type(self).__name__}._predict_concepts"
+        expected = (X.shape[0], len(indices))
+        if not isinstance(predictions, np.ndarray) or predictions.shape != expected:
+            raise ValueError(
+                f"{name} returned {type(predictions).__name__} of shape "
+                f"{np.shape(predictions)} for {expected[0]} samples and "
+                f"{expected[1]} concepts; it must return an array of shape "
+                f"{expected}."
+            )
+        if predictions.dtype.kind != "i":
+            raise TypeError(
+                f"{name} returned dtype {predictions.dtype}; it must return "
+                "signed integers, +1 and -1 (int8)."
+            )
+        wrong = (predictions != 1) & (predictions != -1)
+        if wrong.any():
+            raise ValueError(
+                f"{name} returned values other than +1 and -1: "
+                f"{np.unique(predictions[wrong])[:5].tolist()}."
+            )
+        return predictions
+
+    def _version_spaces(self, n_problems):
+        """The version spaces of a halving run over this fitted class.
+
+        By default, index sets of live concepts evaluated through
+        ``_predict_concepts``; a class with a structure that halving can
+        use returns its own kind of
+        :class:`~skperc._version_spaces.VersionSpaces`.
+        """
+        return ListedVersionSpaces(self, n_problems)
 
 
 def _interpolate(positions, values):
@@ -280,6 +318,13 @@ class DecisionStumps(ConceptClass):
         sign = np.where(negative, -1, 1)
         threshold = self.thresholds_[ptr[feature] + offset - negative * size]
         return feature, sign, threshold
+
+    def _version_spaces(self, n_problems):
+        if type(self)._predict_concepts is not DecisionStumps._predict_concepts:
+            # A subclass that predicts otherwise is halved through its own
+            # predictions, not the structure of plain stumps.
+            return super()._version_spaces(n_problems)
+        return StumpVersionSpaces(self, n_problems)
 
     def _predict_concepts(self, X, indices):
         feature, sign, threshold = self.stump_parameters(indices)
@@ -537,6 +582,11 @@ class ExplicitConcepts(ConceptClass):
 
     def __init__(self, concepts):
         self.concepts = concepts
+
+    def __sklearn_clone__(self):
+        # The concepts are the class: a clone keeps them as given, fitted
+        # classifiers fitted (frozen), where cloning each would unfit it.
+        return type(self)(concepts=list(self.concepts))
 
     def fit(self, X, y=None):
         """Check the concepts and record the number of features of X.
