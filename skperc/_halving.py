@@ -1,10 +1,10 @@
 """HalvingClassifier: the halving algorithm over a finite concept class."""
 
-import copy
 import math
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import check_random_state
@@ -19,6 +19,7 @@ from .concepts import (
     Conjunctions,
     DecisionStumps,
     IntegerHalfspaces,
+    _sparse_format,
 )
 
 _NAMED_CONCEPTS = {
@@ -53,7 +54,11 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         ``"stumps"`` is ``DecisionStumps()``, ``"conjunctions"`` is
         ``Conjunctions()`` and ``"halfspaces"`` is ``IntegerHalfspaces()``.
         A clone of it is fitted on the first training batch to fix its
-        finite set (the thresholds of the stumps, for example).
+        finite set (the thresholds of the stumps, for example; see
+        ``value_range`` of :class:`~skperc.concepts.DecisionStumps` for
+        a class fixed in advance). The concept class chooses how the
+        version spaces are kept: decision stumps in a compiled structure,
+        any other class as sets of live concepts.
 
     randomized : bool, default=False
         Whether to predict with a concept drawn uniformly at random from
@@ -157,7 +162,19 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
     **partial_fit first.** When :meth:`partial_fit` starts the run, the
     concept class is fitted on its first batch: the thresholds of the
     stumps are the quantiles of that batch (for a single sample, the
-    sample's own values, one threshold per feature).
+    sample's own values, one threshold per feature), unless they are
+    fixed in advance with ``DecisionStumps(value_range=(low, high))``.
+
+    **Sparse input.** Decision stumps, conjunctions and integer halfspaces
+    take sparse input (as CSR) and give the run of its dense array; the
+    compiled stumps read the stored values only. ExplicitConcepts refuses
+    it.
+
+    **Threads.** A fit works on a copy of the model and publishes the new
+    one in one step: a concurrent :meth:`predict` answers with the old
+    model or the new one, and a fit that raises leaves the previous model
+    (or an unfitted estimator) as it was. The fits of one estimator take a
+    lock, so that concurrent :meth:`partial_fit` calls run one at a time.
 
     References
     ----------
@@ -217,7 +234,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
 
         y : array-like of shape (n_samples,)
@@ -228,7 +245,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, reset=True, **_VALIDATION)
+        X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         check_class_count(self, classes)
@@ -244,7 +261,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             A batch of training data.
 
         y : array-like of shape (n_samples,)
@@ -260,18 +277,23 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         first_call = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
+        X, y = self._validate(X, y, reset=first_call)
         check_classification_targets(y)
         run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         if first_call:
             self._start_run(X, run_classes)
-        else:
-            # The pass writes into copies: the model this call continues
-            # stays whole (and may be read-only, memory-mapped by
-            # joblib.load) until the call publishes its own.
-            self._spaces = self._spaces.copy()
-            self._rng = copy.deepcopy(self._rng)
-        return self._learn(X, codes)
+            return self._learn(X, codes)
+        # The pass writes into copies: the model this call continues stays
+        # whole (and may be read-only, memory-mapped by joblib.load) until
+        # the call publishes its own. Its random stream, which no read
+        # uses, is wound back if the call fails, cheaper than a copy.
+        self._spaces = self._spaces.copy()
+        stream = self._rng.get_state()
+        try:
+            return self._learn(X, codes)
+        except BaseException:
+            self._rng.set_state(stream)
+            raise
 
     @consistent_read
     def decision_function(self, X):
@@ -279,7 +301,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data.
 
         Returns
@@ -292,7 +314,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             concept.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_VALIDATION)
+        X = self._validate(X, reset=False)
         if self.randomized:
             scores = np.column_stack(
                 [
@@ -312,7 +334,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data.
 
         Returns
@@ -348,16 +370,44 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             )
         return self._spaces.members(problem)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = _sparse_format(self._concept_class()) == "csr"
+        return tags
+
+    def _concept_class(self):
+        """The concept class the parameter names, unfitted or as given."""
+        concepts = self.concepts
+        return _NAMED_CONCEPTS[concepts]() if isinstance(concepts, str) else concepts
+
+    def _validate(self, X, y="no_validation", reset=False):
+        """validate_data; a CSR X (where the class reads it) in canonical
+        form, checked to index within its shape."""
+        accept_sparse = _sparse_format(self._concept_class())
+        validated = validate_data(
+            self, X, y, reset=reset, accept_sparse=accept_sparse, **_VALIDATION
+        )
+        X = validated[0] if isinstance(validated, tuple) else validated
+        if sp.issparse(X):
+            try:
+                X.check_format(full_check=True)
+            except ValueError as error:
+                # read as it is, it would send the loops out of bounds
+                raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
+            if not X.has_canonical_format:
+                # duplicate entries add up; the loops read each entry once
+                X = X.copy()
+                X.sum_duplicates()
+            validated = (X, validated[1]) if isinstance(validated, tuple) else X
+        return validated
+
     def _start_run(self, X, classes):
         """Fit the concept class and fill every version space."""
         # Only some runs set these: none of a previous run's may remain.
         for name in ("concept_mistakes_", "drawn_concept_"):
             self.__dict__.pop(name, None)
         self.classes_ = classes
-        concepts = self.concepts
-        if isinstance(concepts, str):
-            concepts = _NAMED_CONCEPTS[concepts]()
-        self.concepts_ = clone(concepts).fit(X)
+        self.concepts_ = clone(self._concept_class()).fit(X)
         name = type(self.concepts_).__name__
         n_concepts = self.concepts_.n_concepts
         if not isinstance(n_concepts, Integral) or n_concepts < 1:

@@ -14,6 +14,7 @@ memory map) is never written to.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 
 from ._halving_fast import run_stumps, stump_member, stump_votes
@@ -332,7 +333,8 @@ class _History:
             offset += X.shape[0]
         if not rows:
             return np.zeros((0, self.n_features)), np.zeros(0, dtype=np.int32)
-        return np.concatenate(rows), np.concatenate(labels)
+        stack = sp.vstack if sp.issparse(rows[0]) else np.concatenate
+        return stack(rows), np.concatenate(labels)
 
     def forget_before(self, first):
         while self.batches and self.start + self.batches[0][0].shape[0] <= first:

@@ -11,6 +11,7 @@ from functools import partial
 import joblib
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from reference_halving import reference_halving, vote_margins
 from sklearn.base import clone
 from sklearn.datasets import load_digits
@@ -631,3 +632,155 @@ def test_compiled_functions_check_their_shapes(broken):
             stump_member(
                 a["threshold_ptr"], a["prefix"][0], a["lo"][0], a["hi"][0], 0.5
             )
+
+
+# Sparse input, and a concept class fixed before a stream.
+
+
+def _messy_csr(X, seed):
+    """X as a CSR matrix in the forms CSR allows: unsorted column indices,
+    stored zeros, and an entry given as two duplicates that add up."""
+    rng = np.random.RandomState(seed)
+    data, indices, indptr = [], [], [0]
+    for row in X:
+        (columns,) = np.nonzero(row)
+        values = list(row[columns])
+        columns = list(columns)
+        if columns:
+            values[0] /= 2
+            values.append(values[0])
+            columns.append(columns[0])
+        columns.append(rng.randint(len(row)))
+        values.append(0.0)
+        order = rng.permutation(len(columns))
+        data.extend(np.array(values)[order])
+        indices.extend(np.array(columns)[order])
+        indptr.append(len(data))
+    return sp.csr_matrix((data, indices, indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("name", ["stumps", "conjunctions", "halfspaces"])
+@pytest.mark.parametrize("randomized", [False, True])
+def test_csr_input_runs_as_its_dense_array(name, randomized):
+    """A CSR matrix gives the run of its dense array, batch by batch: the
+    class, the mistakes, the version spaces, the decision values."""
+    concepts, sample = CLASSES[name]
+    for seed in range(6):
+        X = sample(120, 5, seed=seed).astype(np.float64)
+        X[np.random.RandomState(seed).rand(*X.shape) < 0.6] = 0.0
+        y = np.random.RandomState(seed).randint(3, size=len(X))
+        sparse = _messy_csr(X, seed)
+        assert not sparse.has_canonical_format
+        dense_clf, sparse_clf = (
+            HalvingClassifier(concepts=concepts, randomized=randomized, random_state=1)
+            for _ in range(2)
+        )
+        for batch in (slice(0, 50), slice(50, 51), slice(51, None)):
+            dense_clf.partial_fit(X[batch], y[batch], classes=[0, 1, 2])
+            sparse_clf.partial_fit(sparse[batch], y[batch], classes=[0, 1, 2])
+        assert sparse_clf.n_concepts_ == dense_clf.n_concepts_
+        assert np.array_equal(sparse_clf.n_mistakes_, dense_clf.n_mistakes_)
+        for p in range(3):
+            assert np.array_equal(
+                sparse_clf.version_space(p), dense_clf.version_space(p)
+            )
+        assert np.array_equal(
+            sparse_clf.decision_function(sparse), dense_clf.decision_function(X)
+        )
+
+
+def test_stump_quantiles_of_a_csr_matrix():
+    """The thresholds of a CSR matrix are those of its dense array, read off
+    the stored values, on columns of every mix of signs and zeros."""
+    rng = np.random.RandomState(0)
+    for n_samples in (1, 2, 7, 100):
+        X = rng.randn(n_samples, 40) * rng.choice([1e-300, 1, 1e300], size=40)
+        X[rng.rand(*X.shape) < rng.rand(40)] = 0.0
+        X[:, :3] = np.abs(X[:, :3])
+        X[:, 3:6] = -np.abs(X[:, 3:6])
+        for n_thresholds in (1, 2, 5, 32):
+            dense = DecisionStumps(n_thresholds=n_thresholds).fit(X)
+            stumps = DecisionStumps(n_thresholds=n_thresholds).fit(sp.csr_matrix(X))
+            assert np.array_equal(stumps.thresholds_, dense.thresholds_)
+            assert np.array_equal(stumps.threshold_ptr_, dense.threshold_ptr_)
+
+
+def test_sparse_input_where_the_class_cannot_read_it():
+    X = sp.csr_matrix(np.eye(4))
+    clf = HalvingClassifier(concepts=CLASSES["explicit"][0])
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        clf.fit(X, [0, 1, 0, 1])
+    assert not clf.__sklearn_tags__().input_tags.sparse
+    assert HalvingClassifier().__sklearn_tags__().input_tags.sparse
+
+
+def test_a_malformed_csr_matrix_is_refused():
+    """A column index outside the declared shape (which SciPy builds without
+    complaint) is refused before any work, not read out of bounds."""
+    X = sp.csr_matrix(
+        (np.ones(4), np.array([0, 10**7, 1, 2]), np.array([0, 2, 4])), shape=(2, 5)
+    )
+    with pytest.raises(ValueError, match="malformed CSR"):
+        HalvingClassifier().fit(X, [0, 1])
+    clf = HalvingClassifier().fit(np.eye(5), [0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="malformed CSR"):
+        clf.predict(X)
+
+
+def test_stumps_on_a_fixed_grid():
+    X = _real_sample(30, 3, seed=0)
+    stumps = DecisionStumps(n_thresholds=5, value_range=([-1, 0, 2], 2)).fit(X[:1])
+    assert np.array_equal(stumps.threshold_ptr_, [0, 5, 10, 11])
+    assert np.array_equal(stumps.thresholds_[:5], np.linspace(-1, 2, 5))
+    assert np.array_equal(stumps.thresholds_[5:10], np.linspace(0, 2, 5))
+    # the same class whatever the samples it is fitted on
+    other = DecisionStumps(n_thresholds=5, value_range=([-1, 0, 2], 2)).fit(X)
+    assert np.array_equal(other.thresholds_, stumps.thresholds_)
+    for value_range, match in [
+        ((1, 0), "low <= high"),
+        ((0, np.inf), "finite"),
+        ((0, 1, 2), "pair"),
+        (([0, 1], 2), "one value per feature"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            DecisionStumps(value_range=value_range).fit(X)
+
+
+def _progressive_accuracy(clf, X, y, classes):
+    """Progressive validation: each example is predicted by the model of
+    the examples before it, then learned, one at a time."""
+    correct = 0
+    for i in range(len(X)):
+        if i:
+            correct += clf.predict(X[i : i + 1])[0] == y[i]
+        clf.partial_fit(X[i : i + 1], y[i : i + 1], classes=classes)
+    return correct / (len(X) - 1)
+
+
+def test_a_stream_on_a_class_fixed_in_advance():
+    """One example at a time, stumps fitted on the first example have one
+    threshold per feature (36 stumps over 18 features), whatever the rest of
+    the stream; stumps on a grid fixed before the first example make the
+    stream realizable, and halving learns it within log2 |C| mistakes."""
+    grid = DecisionStumps(n_thresholds=21, value_range=(0.0, 1.0))
+    n_samples, fixed_accuracies, first_accuracies = 300, [], []
+    for seed in range(5):
+        rng = np.random.RandomState(seed)
+        X = rng.rand(n_samples, 18)
+        classes = ["no", "yes"]
+        # a stump of the grid labels the stream
+        feature, threshold = rng.randint(18), rng.randint(3, 18) / 20
+        y = np.where(X[:, feature] >= threshold, "yes", "no")
+        fixed = HalvingClassifier(concepts=grid)
+        accuracy = _progressive_accuracy(fixed, X, y, classes)
+        assert fixed.n_concepts_ == 2 * 18 * 21
+        assert fixed.fewest_mistakes_[0] == 0
+        # predict is the online prediction: the same mistakes, bar the first
+        online = fixed.n_mistakes_[0] - (y[0] == "no")
+        assert round((1 - accuracy) * (n_samples - 1)) == online
+        assert online <= fixed.mistake_bound_
+        fixed_accuracies.append(accuracy)
+        first = HalvingClassifier()
+        first_accuracies.append(_progressive_accuracy(first, X, y, classes))
+        assert first.n_concepts_ == 36
+    assert np.mean(first_accuracies) < np.mean(fixed_accuracies) - 0.1
