@@ -383,15 +383,13 @@ class DecisionStumps(ConceptClass):
         positions = np.linspace(0.0, n_samples - 1, self.n_thresholds)
         columns = X.tocsc()
         columns.sum_duplicates()
-        zero = np.zeros(1)
-        per_feature = []
-        for j in range(X.shape[1]):
-            stored = columns.data[columns.indptr[j] : columns.indptr[j + 1]]
-            if not len(stored):
-                per_feature.append(zero)
-                continue
-            quantiles = _sparse_column_quantiles(np.sort(stored), n_samples, positions)
-            per_feature.append(np.unique(quantiles))
+        ptr = columns.indptr
+        # a column with no stored value is all zeros: one threshold, 0
+        per_feature = [np.zeros(1)] * X.shape[1]
+        for j in np.flatnonzero(np.diff(ptr)):
+            stored = np.sort(columns.data[ptr[j] : ptr[j + 1]])
+            quantiles = _sparse_column_quantiles(stored, n_samples, positions)
+            per_feature[j] = np.unique(quantiles)
         return per_feature
 
     @property

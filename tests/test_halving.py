@@ -23,6 +23,7 @@ from sklearn.tree import DecisionTreeClassifier
 import skperc._version_spaces
 from skperc import HalvingClassifier
 from skperc._halving_fast import run_stumps, stump_member, stump_votes
+from skperc._version_spaces import ListedVersionSpaces, StumpVersionSpaces
 from skperc.concepts import (
     ConceptClass,
     Conjunctions,
@@ -784,3 +785,36 @@ def test_a_stream_on_a_class_fixed_in_advance():
         first_accuracies.append(_progressive_accuracy(first, X, y, classes))
         assert first.n_concepts_ == 36
     assert np.mean(first_accuracies) < np.mean(fixed_accuracies) - 0.1
+
+
+class _ListedStumps(DecisionStumps):
+    """Stumps that choose the general way of keeping version spaces."""
+
+    def _version_spaces(self, n_problems):
+        return ListedVersionSpaces(self, n_problems)
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+def test_the_concept_class_chooses_its_version_spaces(randomized):
+    """The hook of the concept class picks the version space object; the
+    compiled stumps and the same stumps kept as live index sets run the
+    same halving, in dense and in sparse batches."""
+    X = _real_sample(150, 4, seed=0)
+    X[X < -0.5] = 0.0
+    y = _noisy((X[:, 0] + X[:, 2] > 0).astype(int), 0.1, seed=1) + (X[:, 1] > 1)
+    runs = []
+    for concepts in (DecisionStumps(n_thresholds=9), _ListedStumps(n_thresholds=9)):
+        clf = HalvingClassifier(
+            concepts=concepts, randomized=randomized, random_state=2
+        )
+        for batch in (slice(0, 60), slice(60, None)):
+            clf.partial_fit(sp.csr_matrix(X[batch]), y[batch], classes=[0, 1, 2])
+        runs.append(clf)
+    compiled, listed = runs
+    assert isinstance(compiled._spaces, StumpVersionSpaces)
+    assert isinstance(listed._spaces, ListedVersionSpaces)
+    assert np.array_equal(compiled.n_mistakes_, listed.n_mistakes_)
+    assert np.array_equal(compiled.concept_mistakes_, listed.concept_mistakes_)
+    for p in range(3):
+        assert np.array_equal(compiled.version_space(p), listed.version_space(p))
+    assert np.array_equal(compiled.decision_function(X), listed.decision_function(X))
