@@ -224,6 +224,7 @@ class StumpVersionSpaces(VersionSpaces):
     """
 
     def __init__(self, concepts, n_problems):
+        _check_sorted_thresholds(concepts)
         super().__init__(concepts, n_problems)
         n_concepts = concepts.n_concepts
         sizes = np.repeat(np.diff(concepts.threshold_ptr_), 2)
@@ -339,6 +340,20 @@ class _History:
     def forget_before(self, first):
         while self.batches and self.start + self.batches[0][0].shape[0] <= first:
             self.start += self.batches.pop(0)[0].shape[0]
+
+
+def _check_sorted_thresholds(stumps):
+    """Raise unless the thresholds of each feature increase, as the binary
+    searches of the compiled stumps need (a subclass may set its own)."""
+    thresholds, ptr = stumps.thresholds_, stumps.threshold_ptr_
+    rises = np.diff(thresholds) > 0
+    # the steps from one feature's last threshold to the next one's first
+    rises[ptr[1:-1][(ptr[1:-1] > 0) & (ptr[1:-1] < len(thresholds))] - 1] = True
+    if not (np.isfinite(thresholds).all() and rises.all()):
+        raise ValueError(
+            f"The thresholds_ of {type(stumps).__name__} must be finite and "
+            "increase within each feature."
+        )
 
 
 def _rank(draw, size):

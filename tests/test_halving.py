@@ -818,3 +818,19 @@ def test_the_concept_class_chooses_its_version_spaces(randomized):
     for p in range(3):
         assert np.array_equal(compiled.version_space(p), listed.version_space(p))
     assert np.array_equal(compiled.decision_function(X), listed.decision_function(X))
+
+
+class _UnsortedStumps(DecisionStumps):
+    def fit(self, X, y=None):
+        super().fit(X)
+        self.thresholds_[: self.threshold_ptr_[1]] *= -1
+        return self
+
+
+def test_stumps_with_thresholds_out_of_order_are_refused():
+    X = _real_sample(30, 3, seed=0)
+    with pytest.raises(ValueError, match="increase within each feature"):
+        HalvingClassifier(concepts=_UnsortedStumps(n_thresholds=4)).fit(X, X[:, 0] > 0)
+    # a feature of one threshold next to others is in order
+    X[:, 1] = 1.0
+    HalvingClassifier(concepts=DecisionStumps(n_thresholds=4)).fit(X, X[:, 0] > 0)
