@@ -4,20 +4,22 @@ import math
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._atomic import atomic_fit, consistent_read
 from ._base import check_class_count, classes_from_scores, partial_fit_codes
-from ._halving_fast import run_stumps, stump_member, stump_votes
 from .concepts import (
     ConceptClass,
     Conjunctions,
     DecisionStumps,
     IntegerHalfspaces,
+    _sparse_format,
 )
 
 _NAMED_CONCEPTS = {
@@ -25,13 +27,6 @@ _NAMED_CONCEPTS = {
     "conjunctions": Conjunctions,
     "halfspaces": IntegerHalfspaces,
 }
-
-# Classes of at most this many concepts keep every concept's mistake count
-# (concept_mistakes_), paid for by evaluating every concept on every example.
-KEPT_MISTAKES_UP_TO = 2**16
-
-# Concepts times samples evaluated at once, to bound the memory of a chunk.
-_CHUNK = 2**22
 
 _VALIDATION = dict(dtype=np.float64, order="C")
 
@@ -59,7 +54,11 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         ``"stumps"`` is ``DecisionStumps()``, ``"conjunctions"`` is
         ``Conjunctions()`` and ``"halfspaces"`` is ``IntegerHalfspaces()``.
         A clone of it is fitted on the first training batch to fix its
-        finite set (the thresholds of the stumps, for example).
+        finite set (the thresholds of the stumps, for example; see
+        ``value_range`` of :class:`~skperc.concepts.DecisionStumps` for
+        a class fixed in advance). The concept class chooses how the
+        version spaces are kept: decision stumps in a compiled structure,
+        any other class as sets of live concepts.
 
     randomized : bool, default=False
         Whether to predict with a concept drawn uniformly at random from
@@ -163,7 +162,19 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
     **partial_fit first.** When :meth:`partial_fit` starts the run, the
     concept class is fitted on its first batch: the thresholds of the
     stumps are the quantiles of that batch (for a single sample, the
-    sample's own values, one threshold per feature).
+    sample's own values, one threshold per feature), unless they are
+    fixed in advance with ``DecisionStumps(value_range=(low, high))``.
+
+    **Sparse input.** Decision stumps, conjunctions and integer halfspaces
+    take sparse input (as CSR) and give the run of its dense array; the
+    compiled stumps read the stored values only. ExplicitConcepts refuses
+    it.
+
+    **Threads.** A fit works on a copy of the model and publishes the new
+    one in one step: a concurrent :meth:`predict` answers with the old
+    model or the new one, and a fit that raises leaves the previous model
+    (or an unfitted estimator) as it was. The fits of one estimator take a
+    lock, so that concurrent :meth:`partial_fit` calls run one at a time.
 
     References
     ----------
@@ -213,6 +224,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
     def fit(self, X, y):
         """Run halving over the sample once, in order.
 
@@ -222,7 +234,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data.
 
         y : array-like of shape (n_samples,)
@@ -233,7 +245,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, reset=True, **_VALIDATION)
+        X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         check_class_count(self, classes)
@@ -241,6 +253,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         return self._learn(X, codes)
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
     def partial_fit(self, X, y, classes=None):
         """Continue the same run over a batch, in order.
 
@@ -248,7 +261,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             A batch of training data.
 
         y : array-like of shape (n_samples,)
@@ -264,19 +277,31 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         first_call = not hasattr(self, "classes_")
-        X, y = validate_data(self, X, y, reset=first_call, **_VALIDATION)
+        X, y = self._validate(X, y, reset=first_call)
         check_classification_targets(y)
         run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         if first_call:
             self._start_run(X, run_classes)
-        return self._learn(X, codes)
+            return self._learn(X, codes)
+        # The pass writes into copies: the model this call continues stays
+        # whole (and may be read-only, memory-mapped by joblib.load) until
+        # the call publishes its own. Its random stream, which no read
+        # uses, is wound back if the call fails, cheaper than a copy.
+        self._spaces = self._spaces.copy()
+        stream = self._rng.get_state()
+        try:
+            return self._learn(X, codes)
+        except BaseException:
+            self._rng.set_state(stream)
+            raise
 
+    @consistent_read
     def decision_function(self, X):
         """The vote margin of each one-vs-rest problem.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data.
 
         Returns
@@ -289,7 +314,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             concept.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_VALIDATION)
+        X = self._validate(X, reset=False)
         if self.randomized:
             scores = np.column_stack(
                 [
@@ -298,17 +323,18 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
                 ]
             ).astype(np.float64)
         else:
-            positive = self._positive_votes(X)
+            positive = self._spaces.positive_votes(X)
             size = self.version_space_size_
             scores = (2 * positive - size) / size
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @consistent_read
     def predict(self, X):
         """Predict a class for each sample.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data.
 
         Returns
@@ -321,6 +347,7 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         return classes_from_scores(self.classes_, scores)
 
+    @consistent_read
     def version_space(self, problem=0):
         """The indices of the concepts in a version space.
 
@@ -341,16 +368,38 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"problem must be in [0, {len(self.n_mistakes_)}); got {problem}."
             )
-        if not self._structured:
-            return self._live[problem].copy()
-        stumps = self.concepts_
-        prefix = self._prefix[problem]
-        inside = np.zeros(stumps.n_concepts, dtype=bool)
-        intervals = zip(self._lo[problem], self._hi[problem], strict=True)
-        for block, (low, high) in enumerate(intervals):
-            start = _block_start(stumps.threshold_ptr_, block)
-            inside[start + low : start + high] = True
-        return np.flatnonzero(inside & (np.diff(prefix) == 1))
+        return self._spaces.members(problem)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = _sparse_format(self._concept_class()) == "csr"
+        return tags
+
+    def _concept_class(self):
+        """The concept class the parameter names, unfitted or as given."""
+        concepts = self.concepts
+        return _NAMED_CONCEPTS[concepts]() if isinstance(concepts, str) else concepts
+
+    def _validate(self, X, y="no_validation", reset=False):
+        """validate_data; a CSR X (where the class reads it) in canonical
+        form, checked to index within its shape."""
+        accept_sparse = _sparse_format(self._concept_class())
+        validated = validate_data(
+            self, X, y, reset=reset, accept_sparse=accept_sparse, **_VALIDATION
+        )
+        X = validated[0] if isinstance(validated, tuple) else validated
+        if sp.issparse(X):
+            try:
+                X.check_format(full_check=True)
+            except ValueError as error:
+                # read as it is, it would send the loops out of bounds
+                raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
+            if not X.has_canonical_format:
+                # duplicate entries add up; the loops read each entry once
+                X = X.copy()
+                X.sum_duplicates()
+            validated = (X, validated[1]) if isinstance(validated, tuple) else X
+        return validated
 
     def _start_run(self, X, classes):
         """Fit the concept class and fill every version space."""
@@ -358,75 +407,50 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
         for name in ("concept_mistakes_", "drawn_concept_"):
             self.__dict__.pop(name, None)
         self.classes_ = classes
-        concepts = self.concepts
-        if isinstance(concepts, str):
-            concepts = _NAMED_CONCEPTS[concepts]()
-        self.concepts_ = clone(concepts).fit(X)
+        self.concepts_ = clone(self._concept_class()).fit(X)
+        name = type(self.concepts_).__name__
         n_concepts = self.concepts_.n_concepts
-        if n_concepts < 1:
-            raise ValueError(f"{type(self.concepts_).__name__} has no concepts.")
+        if not isinstance(n_concepts, Integral) or n_concepts < 1:
+            raise ValueError(
+                f"{name} has no concepts: its n_concepts is {n_concepts!r}, "
+                "where a positive int is needed."
+            )
+        if getattr(self.concepts_, "n_features_in_", None) != X.shape[1]:
+            raise ValueError(
+                f"{name}.fit must record the number of features of its "
+                f"samples, {X.shape[1]}, in n_features_in_ (validate_data "
+                f"does); it has {getattr(self.concepts_, 'n_features_in_', None)}."
+            )
         self.n_concepts_ = n_concepts
         self.mistake_bound_ = (
             math.log(n_concepts) + 1 if self.randomized else math.log2(n_concepts)
         )
         n_problems = 1 if len(classes) == 2 else len(classes)
         self._rng = check_random_state(self.random_state)
-        self._structured = isinstance(self.concepts_, DecisionStumps)
-        self.n_mistakes_ = np.zeros(n_problems, dtype=np.int64)
-        self._level = np.zeros(n_problems, dtype=np.int64)
-        if self._structured:
-            ptr = self.concepts_.threshold_ptr_
-            sizes = np.repeat(np.diff(ptr), 2)
-            self._diff = np.zeros((n_problems, n_concepts + 1), dtype=np.int64)
-            self._prefix = np.tile(np.arange(n_concepts + 1), (n_problems, 1))
-            self._lo = np.zeros((n_problems, len(sizes)), dtype=np.int64)
-            self._hi = np.tile(sizes, (n_problems, 1))
-        else:
-            self._live = [np.arange(n_concepts) for _ in range(n_problems)]
-            self._counts = np.zeros((n_problems, n_concepts), dtype=np.int64)
-            # The examples since the oldest restart, for the next restarts.
-            self._history = _History(X.shape[1], n_problems)
+        self._spaces = self.concepts_._version_spaces(n_problems)
 
     def _learn(self, X, codes):
         """One online pass over a batch; codes index classes_."""
         codes = codes.astype(np.int32, copy=False)
-        n_problems = len(self.n_mistakes_)
+        spaces, rng = self._spaces, self._rng
+        n_problems = len(spaces.n_mistakes)
         # Drawn in full even for the deterministic algorithm, so that the
         # random stream does not depend on the path taken.
-        draws = self._rng.random_sample((X.shape[0], n_problems))
+        draws = rng.random_sample((X.shape[0], n_problems))
         first_class = 1 if len(self.classes_) == 2 else 0
-        learn_block = self._learn_stumps if self._structured else self._learn_listed
-        if not self._structured:
-            self._history.append(X, codes)
-        n_blocks = min(effective_n_jobs(self.n_jobs), n_problems)
-        # The blocks update this estimator's arrays in place: a process
-        # backend set by the caller (loky, dask) must not take them.
-        Parallel(n_jobs=n_blocks, require="sharedmem")(
-            delayed(learn_block)(X, codes, first_class, problems, draws)
-            for problems in _contiguous_blocks(n_problems, n_blocks)
-        )
-        if self._structured:
-            counts = np.cumsum(self._diff[:, :-1], axis=1)
-            self.concept_mistakes_ = counts
-            self.fewest_mistakes_ = self._level.copy()
-            self.version_space_size_ = self._stump_votes(
-                np.zeros((0, self.n_features_in_))
-            )[1]
-        else:
-            if self.n_concepts_ <= KEPT_MISTAKES_UP_TO:
-                for p in range(n_problems):
-                    self._catch_up(p, first_class)
-                self.concept_mistakes_ = self._counts.copy()
-            self._history.forget_before(self._history.checkpoints.min())
-            self.fewest_mistakes_ = self._level.copy()
-            self.version_space_size_ = np.array(
-                [len(live) for live in self._live], dtype=np.int64
-            )
+        n_jobs = min(effective_n_jobs(self.n_jobs), n_problems)
+        spaces.learn(X, codes, first_class, draws, self.randomized, n_jobs)
+        concept_mistakes = spaces.concept_mistakes()
+        if concept_mistakes is not None:
+            self.concept_mistakes_ = concept_mistakes
+        self.n_mistakes_ = spaces.n_mistakes.copy()
+        self.fewest_mistakes_ = spaces.level.copy()
+        self.version_space_size_ = spaces.sizes()
         if self.randomized:
             self.drawn_concept_ = np.array(
                 [
-                    self._member(p, draw)
-                    for p, draw in enumerate(self._rng.random_sample(n_problems))
+                    spaces.member(p, draw)
+                    for p, draw in enumerate(rng.random_sample(n_problems))
                 ],
                 dtype=np.intp,
             )
@@ -438,162 +462,3 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
                     f"{self.fewest_mistakes_[p]} mistakes each"
                 )
         return self
-
-    def _learn_stumps(self, X, codes, first_class, problems, draws):
-        stumps = self.concepts_
-        run_stumps(
-            X,
-            codes,
-            first_class + problems.start,
-            stumps.thresholds_,
-            stumps.threshold_ptr_,
-            self._diff[problems],
-            self._prefix[problems],
-            self._lo[problems],
-            self._hi[problems],
-            self._level[problems],
-            self.n_mistakes_[problems],
-            np.ascontiguousarray(draws[:, problems]),
-            self.randomized,
-        )
-
-    def _learn_listed(self, X, codes, first_class, problems, draws):
-        """Halving over an index set of live concepts, one example at a time."""
-        concepts = self.concepts_
-        start = self._history.stop - X.shape[0]
-        for p in range(problems.start, problems.stop):
-            live = self._live[p]
-            labels = np.where(codes == first_class + p, 1, -1)
-            for i, label in enumerate(labels):
-                predictions = concepts._predict_concepts(X[i : i + 1], live)[0]
-                if self.randomized:
-                    guess = predictions[_rank(draws[i, p], len(live))]
-                else:
-                    guess = (
-                        1 if 2 * np.count_nonzero(predictions > 0) >= len(live) else -1
-                    )
-                self.n_mistakes_[p] += guess != label
-                live = live[predictions == label]
-                if not len(live):
-                    self._live[p] = live
-                    self._restart(p, first_class, start + i + 1)
-                    live = self._live[p]
-            self._live[p] = live
-
-    def _restart(self, p, first_class, stop):
-        """The concepts with the fewest mistakes on the examples before stop
-        become the version space of problem p."""
-        self._catch_up(p, first_class, stop)
-        self._level[p] = self._counts[p].min()
-        self._live[p] = np.flatnonzero(self._counts[p] == self._level[p])
-
-    def _catch_up(self, p, first_class, stop=None):
-        """Add to the counts of problem p the mistakes of every concept on
-        the kept examples from its last checkpoint to stop."""
-        history = self._history
-        stop = history.stop if stop is None else stop
-        X, codes = history.since(history.checkpoints[p], stop)
-        labels = np.where(codes == first_class + p, 1, -1)
-        n_concepts = self.n_concepts_
-        width = max(1, _CHUNK // max(1, len(labels)))
-        for first in range(0, n_concepts, width):
-            indices = np.arange(first, min(first + width, n_concepts))
-            predictions = self.concepts_._predict_concepts(X, indices)
-            self._counts[p, indices] += np.count_nonzero(
-                predictions != labels[:, None], axis=0
-            )
-        history.checkpoints[p] = stop
-
-    def _stump_votes(self, X):
-        """The stumps of each version space voting +1 on each sample, and
-        the size of each version space."""
-        n_problems = len(self.n_mistakes_)
-        positive = np.zeros((X.shape[0], n_problems), dtype=np.int64)
-        size = np.zeros(n_problems, dtype=np.int64)
-        stumps = self.concepts_
-        stump_votes(
-            X,
-            stumps.thresholds_,
-            stumps.threshold_ptr_,
-            self._prefix,
-            self._lo,
-            self._hi,
-            positive,
-            size,
-        )
-        return positive, size
-
-    def _member(self, p, draw):
-        """The version space member of rank floor(draw |K|) of problem p."""
-        if self._structured:
-            return stump_member(
-                self.concepts_.threshold_ptr_,
-                self._prefix[p],
-                self._lo[p],
-                self._hi[p],
-                draw,
-            )
-        live = self._live[p]
-        return live[_rank(draw, len(live))]
-
-    def _positive_votes(self, X):
-        """The members of each version space predicting +1 on each sample."""
-        if self._structured:
-            return self._stump_votes(X)[0]
-        positive = np.zeros((X.shape[0], len(self.n_mistakes_)), dtype=np.int64)
-        for p, live in enumerate(self._live):
-            width = max(1, _CHUNK // max(1, X.shape[0]))
-            for first in range(0, len(live), width):
-                predictions = self.concepts_._predict_concepts(
-                    X, live[first : first + width]
-                )
-                positive[:, p] += np.count_nonzero(predictions > 0, axis=1)
-        return positive
-
-
-class _History:
-    """The examples of a run from the oldest checkpoint on, in batches."""
-
-    def __init__(self, n_features, n_problems):
-        self.batches = []
-        self.start = 0
-        self.stop = 0
-        # where each problem's counts stand: the examples before are counted
-        self.checkpoints = np.zeros(n_problems, dtype=np.int64)
-        self.n_features = n_features
-
-    def append(self, X, codes):
-        self.batches.append((X, codes))
-        self.stop += X.shape[0]
-
-    def since(self, first, stop):
-        rows, labels, offset = [], [], self.start
-        for X, codes in self.batches:
-            low, high = max(first - offset, 0), min(stop - offset, X.shape[0])
-            if low < high:
-                rows.append(X[low:high])
-                labels.append(codes[low:high])
-            offset += X.shape[0]
-        if not rows:
-            return np.zeros((0, self.n_features)), np.zeros(0, dtype=np.int32)
-        return np.concatenate(rows), np.concatenate(labels)
-
-    def forget_before(self, first):
-        while self.batches and self.start + self.batches[0][0].shape[0] <= first:
-            self.start += self.batches.pop(0)[0].shape[0]
-
-
-def _rank(draw, size):
-    """floor(draw * size) for a draw in [0, 1), kept below size."""
-    return min(int(draw * size), size - 1)
-
-
-def _block_start(threshold_ptr, block):
-    feature = block // 2
-    size = threshold_ptr[feature + 1] - threshold_ptr[feature]
-    return 2 * threshold_ptr[feature] + (block % 2) * size
-
-
-def _contiguous_blocks(n_items, n_blocks):
-    bounds = np.linspace(0, n_items, n_blocks + 1).astype(int)
-    return [slice(low, high) for low, high in zip(bounds[:-1], bounds[1:], strict=True)]

@@ -60,18 +60,159 @@ cdef inline Py_ssize_t _clip(Py_ssize_t value, Py_ssize_t low,
     return low if value < low else (high if value > high else value)
 
 
-cdef void _split_points(const double[:, ::1] X, Py_ssize_t i,
-                        const double[::1] thresholds,
-                        const int64_t[::1] threshold_ptr,
-                        Py_ssize_t* split) noexcept nogil:
-    """split[2j] stumps of feature j and sign +1 predict +1 (a prefix of the
-    block); the stumps of sign -1 from split[2j + 1] on predict +1."""
-    cdef Py_ssize_t j, start, stop
-    for j in range(X.shape[1]):
-        start = threshold_ptr[j]
-        stop = threshold_ptr[j + 1]
-        split[2 * j] = _count_at_most(thresholds, start, stop, X[i, j])
-        split[2 * j + 1] = _count_below(thresholds, start, stop, X[i, j])
+cdef inline void _split_at(double x, Py_ssize_t j,
+                           const double[::1] thresholds,
+                           const int64_t[::1] threshold_ptr,
+                           Py_ssize_t* split) noexcept nogil:
+    """split[2j] stumps of feature j and sign +1 predict +1 on x_j = x (a
+    prefix of the block); the stumps of sign -1 from split[2j + 1] on
+    predict +1."""
+    cdef Py_ssize_t start = threshold_ptr[j], stop = threshold_ptr[j + 1]
+    split[2 * j] = _count_at_most(thresholds, start, stop, x)
+    split[2 * j + 1] = _count_below(thresholds, start, stop, x)
+
+
+cdef struct Rows:
+    # a C-contiguous float64 array, or the arrays of a CSR matrix
+    bint sparse
+    Py_ssize_t n_features
+    const double* dense
+    const double* data
+    const int64_t* indices
+    const int64_t* indptr
+    # the split points of every block on a row of zeros
+    const Py_ssize_t* zero_split
+
+
+cdef inline void _split_row(const Rows* rows, Py_ssize_t i,
+                            const double[::1] thresholds,
+                            const int64_t[::1] threshold_ptr,
+                            Py_ssize_t* split) noexcept nogil:
+    """The split points of every block on row i."""
+    cdef Py_ssize_t j, k
+    cdef const double* row
+    if rows.sparse:
+        for j in range(2 * rows.n_features):
+            split[j] = rows.zero_split[j]
+        for k in range(rows.indptr[i], rows.indptr[i + 1]):
+            _split_at(rows.data[k], rows.indices[k], thresholds, threshold_ptr,
+                      split)
+    else:
+        row = rows.dense + i * rows.n_features
+        for j in range(rows.n_features):
+            _split_at(row[j], j, thresholds, threshold_ptr, split)
+
+
+cdef class _CheckedRows:
+    """The rows of X, a C-contiguous float64 array or a CSR matrix, checked
+    against the stumps, and held while ``rows`` points into them."""
+
+    cdef Rows rows
+    cdef readonly Py_ssize_t n_rows
+    cdef object arrays
+
+    def __init__(self, X, const double[::1] thresholds,
+                 const int64_t[::1] threshold_ptr):
+        cdef const double[:, ::1] dense
+        cdef const double[::1] data
+        cdef const int64_t[::1] indices, indptr
+        cdef Py_ssize_t[::1] zero_split
+        cdef Py_ssize_t j, n_features
+        self.rows.sparse = not isinstance(X, np.ndarray)
+        if self.rows.sparse:
+            self.n_rows, n_features = X.shape
+            data = X.data
+            indices = np.asarray(X.indices, dtype=np.int64)
+            indptr = np.asarray(X.indptr, dtype=np.int64)
+            _check_csr(data, indices, indptr, self.n_rows, n_features)
+            _check_thresholds(thresholds, threshold_ptr, n_features)
+            zero_split = np.empty(2 * n_features, dtype=np.intp)
+            for j in range(n_features):
+                _split_at(0.0, j, thresholds, threshold_ptr, &zero_split[0])
+            self.arrays = (data, indices, indptr, zero_split)
+            self.rows.data = &data[0] if data.shape[0] else NULL
+            self.rows.indices = &indices[0] if indices.shape[0] else NULL
+            self.rows.indptr = &indptr[0]
+            self.rows.zero_split = &zero_split[0]
+        else:
+            dense = X
+            self.n_rows, n_features = dense.shape[0], dense.shape[1]
+            _check_thresholds(thresholds, threshold_ptr, n_features)
+            self.arrays = dense
+            self.rows.dense = &dense[0, 0] if dense.shape[0] else NULL
+        self.rows.n_features = n_features
+
+
+def _check_csr(const double[::1] data, const int64_t[::1] indices,
+               const int64_t[::1] indptr, Py_ssize_t n_rows,
+               Py_ssize_t n_features):
+    """Raise unless the CSR arrays index within their declared shape."""
+    cdef Py_ssize_t i, k
+    if indptr.shape[0] != n_rows + 1 or indices.shape[0] != data.shape[0]:
+        raise ValueError(
+            f"A CSR matrix of {n_rows} rows needs {n_rows + 1} row pointers "
+            f"and as many column indices as values; got {indptr.shape[0]} "
+            f"pointers, {indices.shape[0]} indices and {data.shape[0]} values."
+        )
+    if indptr[0] != 0 or indptr[n_rows] != data.shape[0]:
+        raise ValueError("The row pointers of the CSR matrix do not span its values.")
+    for i in range(n_rows):
+        if indptr[i + 1] < indptr[i]:
+            raise ValueError("The row pointers of the CSR matrix decrease.")
+    for k in range(indices.shape[0]):
+        if not 0 <= indices[k] < n_features:
+            raise ValueError(
+                f"The CSR matrix has column index {indices[k]} outside its "
+                f"{n_features} columns."
+            )
+
+
+def _check_thresholds(const double[::1] thresholds,
+                      const int64_t[::1] threshold_ptr, Py_ssize_t n_features):
+    """Raise unless threshold_ptr splits thresholds into n_features runs."""
+    cdef Py_ssize_t j
+    if threshold_ptr.shape[0] != n_features + 1:
+        raise ValueError(
+            f"threshold_ptr has {threshold_ptr.shape[0]} entries for "
+            f"{n_features} features; it needs {n_features + 1}."
+        )
+    if threshold_ptr[0] != 0 or threshold_ptr[n_features] != thresholds.shape[0]:
+        raise ValueError(
+            f"threshold_ptr must run from 0 to the {thresholds.shape[0]} "
+            f"thresholds; it runs from {threshold_ptr[0]} to "
+            f"{threshold_ptr[n_features]}."
+        )
+    for j in range(n_features):
+        if threshold_ptr[j + 1] < threshold_ptr[j]:
+            raise ValueError("threshold_ptr must not decrease.")
+
+
+def _check_spaces(const int64_t[::1] threshold_ptr, prefix, lo, hi,
+                  Py_ssize_t n_problems):
+    """Raise unless the version space arrays (2-D, one row per problem)
+    fit the stumps of threshold_ptr."""
+    cdef Py_ssize_t n_blocks = 2 * (threshold_ptr.shape[0] - 1)
+    cdef Py_ssize_t n_concepts = 2 * threshold_ptr[threshold_ptr.shape[0] - 1]
+    _check_shape("prefix", prefix, (n_problems, n_concepts + 1))
+    _check_shape("lo", lo, (n_problems, n_blocks))
+    _check_shape("hi", hi, (n_problems, n_blocks))
+    cdef const int64_t[:, ::1] low = lo, high = hi
+    cdef Py_ssize_t p, b, size
+    for p in range(n_problems):
+        for b in range(n_blocks):
+            size = _block_size(threshold_ptr, b)
+            if not (0 <= low[p, b] <= size and 0 <= high[p, b] <= size):
+                raise ValueError(
+                    f"The interval [{low[p, b]}, {high[p, b]}) of block {b} "
+                    f"does not lie in its {size} thresholds."
+                )
+
+
+def _check_shape(name, array, shape):
+    if tuple(array.shape) != shape:
+        raise ValueError(
+            f"{name} has shape {tuple(array.shape)} where the stumps need {shape}."
+        )
 
 
 cdef inline Py_ssize_t _block_size(const int64_t[::1] threshold_ptr,
@@ -192,7 +333,7 @@ cdef void _restart(const int64_t[::1] threshold_ptr, const int64_t[::1] diff,
 
 
 def run_stumps(
-    const double[:, ::1] X,
+    X,
     const int32_t[::1] codes,
     Py_ssize_t first_class,
     const double[::1] thresholds,
@@ -208,19 +349,29 @@ def run_stumps(
 ):
     """One online pass of (randomized) halving for a block of problems.
 
+    X is a C-contiguous float64 array or a CSR matrix (float64 values).
     Problem p labels the examples of class ``first_class + p`` as +1. Each
     example is predicted (majority vote, ties +1; or the member of rank
     ``floor(draws[i, p] * size)``), counted as a mistake when wrong, then
     used to update the counts and the version space.
     """
+    cdef _CheckedRows checked = _CheckedRows(X, thresholds, threshold_ptr)
+    cdef const Rows* rows = &checked.rows
+    cdef Py_ssize_t n_rows = checked.n_rows
     cdef Py_ssize_t n_blocks = lo.shape[1], n_problems = lo.shape[0]
+    _check_spaces(threshold_ptr, prefix, lo, hi, n_problems)
+    _check_shape("diff", diff, (prefix.shape[0], prefix.shape[1]))
+    _check_shape("level", level, (n_problems,))
+    _check_shape("n_mistakes", n_mistakes, (n_problems,))
+    _check_shape("codes", codes, (n_rows,))
+    _check_shape("draws", draws, (n_rows, n_problems))
     cdef Py_ssize_t i, p, b, start, stop, cut, member
     cdef int64_t positive, size, label
     cdef bint predict_positive
     cdef Py_ssize_t[::1] split = np.empty(n_blocks, dtype=np.intp)
     with nogil:
-        for i in range(X.shape[0]):
-            _split_points(X, i, thresholds, threshold_ptr, &split[0])
+        for i in range(n_rows):
+            _split_row(rows, i, thresholds, threshold_ptr, &split[0])
             for p in range(n_problems):
                 label = 1 if codes[i] == first_class + p else -1
                 _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
@@ -255,7 +406,7 @@ def run_stumps(
 
 
 def stump_votes(
-    const double[:, ::1] X,
+    X,
     const double[::1] thresholds,
     const int64_t[::1] threshold_ptr,
     const int64_t[:, ::1] prefix,
@@ -264,16 +415,23 @@ def stump_votes(
     int64_t[:, ::1] positive,
     int64_t[::1] size,
 ):
-    """The members of each problem's version space voting +1 on each row,
-    and the size of each version space."""
+    """The members of each problem's version space voting +1 on each row
+    of X (a C-contiguous float64 array or a CSR matrix), and the size of
+    each version space."""
+    cdef _CheckedRows checked = _CheckedRows(X, thresholds, threshold_ptr)
+    cdef const Rows* rows = &checked.rows
+    cdef Py_ssize_t n_rows = checked.n_rows
     cdef Py_ssize_t i, p, n_problems = lo.shape[0]
+    _check_spaces(threshold_ptr, prefix, lo, hi, n_problems)
+    _check_shape("positive", positive, (n_rows, n_problems))
+    _check_shape("size", size, (n_problems,))
     cdef int64_t ignored
     cdef Py_ssize_t[::1] split = np.empty(lo.shape[1], dtype=np.intp)
     with nogil:
         for p in range(n_problems):
             size[p] = _size(threshold_ptr, prefix[p], lo[p], hi[p])
-        for i in range(X.shape[0]):
-            _split_points(X, i, thresholds, threshold_ptr, &split[0])
+        for i in range(n_rows):
+            _split_row(rows, i, thresholds, threshold_ptr, &split[0])
             for p in range(n_problems):
                 _votes(threshold_ptr, prefix[p], lo[p], hi[p], &split[0],
                        &positive[i, p], &ignored)
@@ -287,5 +445,7 @@ def stump_member(
     double draw,
 ):
     """The member of rank floor(draw * size) of a version space."""
+    _check_spaces(threshold_ptr, np.asarray(prefix)[None], np.asarray(lo)[None],
+                  np.asarray(hi)[None], 1)
     cdef int64_t size = _size(threshold_ptr, prefix, lo, hi)
     return _member(threshold_ptr, prefix, lo, hi, _rank(draw, size))

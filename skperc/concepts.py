@@ -10,7 +10,13 @@ set of concepts that follows a small protocol:
   ``0, ..., n_concepts - 1``;
 - :meth:`ConceptClass.predict` ``(X, indices)`` gives the predictions of a
   chunk of concepts on a chunk of samples, an ``int8`` array of +1 and -1
-  of shape ``(n_samples, len(indices))``.
+  of shape ``(n_samples, len(indices))``; an answer of another shape,
+  dtype or value is refused with an error naming the class.
+
+A class that reads sparse input says so in its tags
+(``input_tags.sparse``) and is then given CSR matrices. A class with a
+structure that halving can use brings its own way of keeping version
+spaces (``_version_spaces``), as :class:`DecisionStumps` does.
 
 Every class here has ``sign(0) = +1``, as in the papers. A class is a
 scikit-learn estimator for its parameters (``get_params``, ``clone``, grid
@@ -23,9 +29,13 @@ import math
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._version_spaces import ListedVersionSpaces, StumpVersionSpaces
 
 __all__ = [
     "ConceptClass",
@@ -46,7 +56,7 @@ class ConceptClass(BaseEstimator):
     A subclass implements :meth:`fit` (which must call
     ``validate_data(self, X, reset=True)`` or set ``n_features_in_``),
     :attr:`n_concepts` and :meth:`_predict_concepts`; :meth:`predict`
-    checks its input and calls the latter.
+    checks its input, calls the latter and checks its answer.
 
     See Also
     --------
@@ -120,7 +130,9 @@ class ConceptClass(BaseEstimator):
             ``indices[k]`` on sample ``i``.
         """
         check_is_fitted(self, "n_features_in_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(
+            self, X, reset=False, dtype=np.float64, accept_sparse=_sparse_format(self)
+        )
         if indices is None:
             indices = np.arange(self.n_concepts)
         indices = np.asarray(indices, dtype=np.intp).reshape(-1)
@@ -129,29 +141,88 @@ class ConceptClass(BaseEstimator):
                 f"Concept indices must be in [0, {self.n_concepts}); got "
                 f"{indices.min()} to {indices.max()}."
             )
-        return self._predict_concepts(X, indices)
+        return self._checked_predictions(X, indices)
 
     def _predict_concepts(self, X, indices):
         """predict on checked float64 X and checked indices."""
         raise NotImplementedError
 
+    def _checked_predictions(self, X, indices):
+        """_predict_concepts, its answer checked against the protocol: a
+        wrong answer would count mistakes silently wrong."""
+        predictions = self._predict_concepts(X, indices)
+        name = f"{type(self).__name__}._predict_concepts"
+        expected = (X.shape[0], len(indices))
+        if not isinstance(predictions, np.ndarray) or predictions.shape != expected:
+            raise ValueError(
+                f"{name} returned {type(predictions).__name__} of shape "
+                f"{np.shape(predictions)} for {expected[0]} samples and "
+                f"{expected[1]} concepts; it must return an array of shape "
+                f"{expected}."
+            )
+        if predictions.dtype.kind != "i":
+            raise TypeError(
+                f"{name} returned dtype {predictions.dtype}; it must return "
+                "signed integers, +1 and -1 (int8)."
+            )
+        wrong = (predictions != 1) & (predictions != -1)
+        if wrong.any():
+            raise ValueError(
+                f"{name} returned values other than +1 and -1: "
+                f"{np.unique(predictions[wrong])[:5].tolist()}."
+            )
+        return predictions
 
-def _interpolate(positions, values):
-    """values read at the fractional positions by linear interpolation.
+    def _version_spaces(self, n_problems):
+        """The version spaces of a halving run over this fitted class.
+
+        By default, index sets of live concepts evaluated through
+        ``_predict_concepts``; a class with a structure that halving can
+        use returns its own kind of
+        :class:`~skperc._version_spaces.VersionSpaces`.
+        """
+        return ListedVersionSpaces(self, n_problems)
+
+
+def _interpolate(positions, values, ranks=None):
+    """A sorted sample read at fractional positions by linear interpolation.
+
+    ``values`` are the sample's values of the integer ``ranks`` (from 0;
+    every rank if None), which must include the floor and the ceiling of
+    each position.
 
     np.interp's slope b - a overflows between values of opposite signs
     near the largest float; there the weighted sum (1 - t) a + t b, which
     cannot, takes its place.
     """
+    if ranks is None:
+        ranks = np.arange(len(values))
     with np.errstate(over="ignore", invalid="ignore"):
-        read = np.interp(positions, np.arange(len(values)), values)
+        read = np.interp(positions, ranks, values)
     overflowed = ~np.isfinite(read)
     if overflowed.any():
         low = np.floor(positions[overflowed]).astype(np.intp)
-        high = np.minimum(low + 1, len(values) - 1)
+        at = np.searchsorted(ranks, low)
+        high = np.minimum(at + 1, len(values) - 1)
         t = positions[overflowed] - low
-        read[overflowed] = (1 - t) * values[low] + t * values[high]
+        read[overflowed] = (1 - t) * values[at] + t * values[high]
     return read
+
+
+def _sparse_column_quantiles(stored, n_samples, positions):
+    """The quantiles at ``positions`` of a column of ``n_samples`` values,
+    ``stored`` (sorted) and zeros for the rest, read off the few order
+    statistics they need rather than off the whole column."""
+    floor = np.floor(positions).astype(np.intp)
+    ranks = np.unique(np.concatenate([floor, np.minimum(floor + 1, n_samples - 1)]))
+    n_negative = np.searchsorted(stored, 0.0)
+    n_zeros = n_samples - len(stored)
+    values = np.zeros(len(ranks))
+    below = ranks < n_negative
+    values[below] = stored[ranks[below]]
+    above = ranks >= n_negative + n_zeros
+    values[above] = stored[ranks[above] - n_zeros]
+    return _interpolate(positions, values, ranks)
 
 
 class DecisionStumps(ConceptClass):
@@ -164,15 +235,27 @@ class DecisionStumps(ConceptClass):
     ``T_j <= n_thresholds`` the number of distinct thresholds of feature
     ``j``.
 
+    With ``value_range``, the thresholds are instead ``n_thresholds``
+    evenly spaced values from ``low`` to ``high``, the same whatever the
+    samples: a class fixed before any data, for streams.
+
     :class:`~skperc.HalvingClassifier` runs on stumps with their
     structure: the stumps of one feature and sign that predict +1 on a
     sample are a prefix or a suffix of the sorted thresholds, so a vote
     costs ``O(n_features log n_thresholds)``, not one evaluation per stump.
+    Samples may be dense or sparse (CSR, read without densifying).
 
     Parameters
     ----------
     n_thresholds : int, default=32
-        The number of quantile levels per feature, ``>= 1``.
+        The number of quantile levels (or of grid values) per feature,
+        ``>= 1``.
+
+    value_range : tuple (low, high), default=None
+        The range of the grid of thresholds of every feature, ``low`` and
+        ``high`` each a float or an array-like of shape ``(n_features,)``
+        (one range per feature); None takes the thresholds from the
+        quantiles of the samples that :meth:`fit` is given.
 
     Attributes
     ----------
@@ -205,17 +288,31 @@ class DecisionStumps(ConceptClass):
     (6, array([0., 1., 2.]))
     >>> stumps.predict([[1.0]])
     array([[ 1,  1, -1, -1,  1,  1]], dtype=int8)
+
+    A grid fixed in advance, whatever the samples:
+
+    >>> grid = DecisionStumps(n_thresholds=5, value_range=(0, 1)).fit([[0.3]])
+    >>> grid.thresholds_
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
 
     _parameter_constraints: dict = {
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "value_range": [tuple, None],
     }
 
-    def __init__(self, n_thresholds=32):
+    def __init__(self, n_thresholds=32, value_range=None):
         self.n_thresholds = n_thresholds
+        self.value_range = value_range
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def fit(self, X, y=None):
-        """Take the thresholds from the quantiles of each feature of X.
+        """Take the thresholds from the quantiles of each feature of X, or
+        from ``value_range``.
 
         Parameters
         ----------
@@ -231,17 +328,69 @@ class DecisionStumps(ConceptClass):
             The fitted class.
         """
         self._validate_params()
-        X = validate_data(self, X, reset=True, dtype=np.float64)
-        # The linear-interpolation quantiles (np.quantile's default) read
-        # off each sorted column at once; np.quantile partitions per level.
-        positions = np.linspace(0.0, X.shape[0] - 1, self.n_thresholds)
-        per_feature = [
-            np.unique(_interpolate(positions, np.sort(column))) for column in X.T
-        ]
+        X = validate_data(self, X, reset=True, dtype=np.float64, accept_sparse="csr")
+        if self.value_range is not None:
+            per_feature = self._grid()
+        elif sp.issparse(X):
+            per_feature = self._sparse_quantiles(X)
+        else:
+            # The linear-interpolation quantiles (np.quantile's default) read
+            # off each sorted column at once; np.quantile partitions per level.
+            positions = np.linspace(0.0, X.shape[0] - 1, self.n_thresholds)
+            per_feature = [
+                np.unique(_interpolate(positions, np.sort(column))) for column in X.T
+            ]
         self.thresholds_ = np.concatenate(per_feature)
         self.threshold_ptr_ = np.zeros(X.shape[1] + 1, dtype=np.int64)
         np.cumsum([len(t) for t in per_feature], out=self.threshold_ptr_[1:])
         return self
+
+    def _grid(self):
+        """The thresholds of value_range, per feature."""
+        if len(self.value_range) != 2:
+            raise ValueError(
+                f"value_range must be a pair (low, high); got {self.value_range!r}."
+            )
+        try:
+            low, high = (
+                np.broadcast_to(
+                    np.asarray(bound, dtype=np.float64), self.n_features_in_
+                )
+                for bound in self.value_range
+            )
+        except ValueError as error:
+            raise ValueError(
+                "value_range must hold floats or arrays of one value per "
+                f"feature ({self.n_features_in_}): {error}"
+            ) from None
+        if (
+            not (np.isfinite(low).all() and np.isfinite(high).all())
+            or (low > high).any()
+        ):
+            raise ValueError(
+                "value_range must hold finite bounds with low <= high; got "
+                f"{self.value_range!r}."
+            )
+        return [
+            np.unique(np.linspace(a, b, self.n_thresholds))
+            for a, b in zip(low, high, strict=True)
+        ]
+
+    def _sparse_quantiles(self, X):
+        """The quantile thresholds of each column of a CSR matrix, the same
+        as of its dense array, without making it."""
+        n_samples = X.shape[0]
+        positions = np.linspace(0.0, n_samples - 1, self.n_thresholds)
+        columns = X.tocsc()
+        columns.sum_duplicates()
+        ptr = columns.indptr
+        # a column with no stored value is all zeros: one threshold, 0
+        per_feature = [np.zeros(1)] * X.shape[1]
+        for j in np.flatnonzero(np.diff(ptr)):
+            stored = np.sort(columns.data[ptr[j] : ptr[j + 1]])
+            quantiles = _sparse_column_quantiles(stored, n_samples, positions)
+            per_feature[j] = np.unique(quantiles)
+        return per_feature
 
     @property
     def n_concepts(self):
@@ -281,9 +430,17 @@ class DecisionStumps(ConceptClass):
         threshold = self.thresholds_[ptr[feature] + offset - negative * size]
         return feature, sign, threshold
 
+    def _version_spaces(self, n_problems):
+        if type(self)._predict_concepts is not DecisionStumps._predict_concepts:
+            # A subclass that predicts otherwise is halved through its own
+            # predictions, not the structure of plain stumps.
+            return super()._version_spaces(n_problems)
+        return StumpVersionSpaces(self, n_problems)
+
     def _predict_concepts(self, X, indices):
         feature, sign, threshold = self.stump_parameters(indices)
-        values = X[:, feature]
+        # for a CSR X, only the columns asked for are made dense
+        values = X[:, feature].toarray() if sp.issparse(X) else X[:, feature]
         positive = np.where(sign > 0, values >= threshold, values <= threshold)
         return _to_signs(positive)
 
@@ -359,7 +516,7 @@ class Conjunctions(ConceptClass):
             The fitted class.
         """
         self._validate_params()
-        X = validate_data(self, X, reset=True, dtype=np.float64)
+        X = validate_data(self, X, reset=True, dtype=np.float64, accept_sparse="csr")
         _check_boolean(X)
         n = X.shape[1]
         largest = n if self.max_literals is None else min(self.max_literals, n)
@@ -385,11 +542,19 @@ class Conjunctions(ConceptClass):
         check_is_fitted(self, "positive_literals_")
         return len(self.positive_literals_)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _predict_concepts(self, X, indices):
         _check_boolean(X)
-        # A literal is violated by x_j = 0 (positive) or x_j = 1 (negative).
-        violated = (1.0 - X) @ self.positive_literals_[indices].T
-        violated += X @ self.negative_literals_[indices].T
+        positive = self.positive_literals_[indices]
+        negative = self.negative_literals_[indices]
+        # A literal is violated by x_j = 0 (positive) or x_j = 1 (negative):
+        # sum_j P_j (1 - x_j) + N_j x_j, exact in floats, with no dense 1 - X.
+        violated = X @ (negative.astype(np.float64) - positive).T
+        violated += np.count_nonzero(positive, axis=1)
         return _to_signs(violated == 0)
 
 
@@ -473,7 +638,7 @@ class IntegerHalfspaces(ConceptClass):
             The fitted class.
         """
         self._validate_params()
-        X = validate_data(self, X, reset=True, dtype=np.float64)
+        X = validate_data(self, X, reset=True, dtype=np.float64, accept_sparse="csr")
         k = self.max_weight
         if k > 127:
             raise ValueError(f"max_weight must be at most 127; got {k}.")
@@ -490,6 +655,11 @@ class IntegerHalfspaces(ConceptClass):
         """The number of halfspaces."""
         check_is_fitted(self, "weights_")
         return len(self.offsets_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _predict_concepts(self, X, indices):
         values = X @ self.weights_[indices].T.astype(np.float64)
@@ -519,7 +689,9 @@ class ExplicitConcepts(ConceptClass):
     Notes
     -----
     Each concept is called once per chunk of samples it is asked about; a
-    callable gets the samples as a float64 array.
+    callable gets the samples as a float64 array. The concepts are the
+    class: a clone (as :class:`~skperc.HalvingClassifier` and grid searches
+    make) keeps them as given, so fitted classifiers stay fitted.
 
     Examples
     --------
@@ -537,6 +709,11 @@ class ExplicitConcepts(ConceptClass):
 
     def __init__(self, concepts):
         self.concepts = concepts
+
+    def __sklearn_clone__(self):
+        # The concepts are the class: a clone keeps them as given, fitted
+        # classifiers fitted (frozen), where cloning each would unfit it.
+        return type(self)(concepts=list(self.concepts))
 
     def fit(self, X, y=None):
         """Check the concepts and record the number of features of X.
@@ -606,12 +783,17 @@ def _concept_signs(concept, X, index):
     return values.astype(np.int8)
 
 
+def _sparse_format(concept_class):
+    """The sparse format a class reads, "csr", or False if it reads none."""
+    return "csr" if get_tags(concept_class).input_tags.sparse else False
+
+
 def _to_signs(positive):
     return np.where(positive, np.int8(1), np.int8(-1))
 
 
 def _check_boolean(X):
-    if not np.isin(X, (0.0, 1.0)).all():
+    if not np.isin(X.data if sp.issparse(X) else X, (0.0, 1.0)).all():
         raise ValueError(
             "Conjunctions need boolean samples: every feature 0 or 1 (or False/True)."
         )

@@ -1,18 +1,31 @@
 """HalvingClassifier against the numpy reference, and the claims of notes 3
 (sections 3 and 4) on realizable streams."""
 
+import copy
 import math
+import subprocess
+import sys
+import threading
 from functools import partial
 
 import joblib
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from reference_halving import reference_halving, vote_margins
+from sklearn.base import clone
 from sklearn.datasets import load_digits
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier
 
-import skperc._halving
+import skperc._version_spaces
 from skperc import HalvingClassifier
+from skperc._halving_fast import run_stumps, stump_member, stump_votes
+from skperc._version_spaces import ListedVersionSpaces, StumpVersionSpaces
 from skperc.concepts import (
+    ConceptClass,
     Conjunctions,
     DecisionStumps,
     ExplicitConcepts,
@@ -69,7 +82,7 @@ def test_matches_reference(name, randomized, n_classes, keep_mistakes, monkeypat
     mistakes, counts, version spaces, draws and vote margins, in batches."""
     if not keep_mistakes:
         # The general path then keeps the examples and restarts from them.
-        monkeypatch.setattr(skperc._halving, "KEPT_MISTAKES_UP_TO", 0)
+        monkeypatch.setattr(skperc._version_spaces, "KEPT_MISTAKES_UP_TO", 0)
     concepts, sample = CLASSES[name]
     X = sample(90, 4, seed=0)
     y = (X[:, 0] + X[:, 1] + X[:, 2] > 1).astype(int) + (X[:, 3] > 0.5) * (
@@ -303,3 +316,521 @@ def test_a_refit_keeps_no_attribute_of_the_previous_run():
     clf.set_params(randomized=False).fit(wider, y)
     assert not hasattr(clf, "concept_mistakes_")
     assert not hasattr(clf, "drawn_concept_")
+
+
+# A fit publishes its model in one step; reads see one model.
+
+_RACE = """
+import sys, threading
+import numpy as np
+from skperc import HalvingClassifier
+
+rng = np.random.RandomState(0)
+Xa, Xb = rng.randn(400, 6), rng.randn(300, 9)[:, :6] * 3
+ya, yb = (Xa[:, 0] > 0).astype(int), rng.randint(3, size=300)
+clf = HalvingClassifier().fit(Xa, ya)
+X = Xa[:200]
+answers = [clf.predict(X), HalvingClassifier().fit(Xb, yb).predict(X)]
+done, failures = threading.Event(), []
+
+def read():
+    while not done.is_set():
+        try:
+            prediction = clf.predict(X)
+        except Exception as error:
+            failures.append(repr(error))
+            return
+        if not any(np.array_equal(prediction, a) for a in answers):
+            failures.append("a prediction of neither model")
+            return
+
+threads = [threading.Thread(target=read) for _ in range(3)]
+for thread in threads:
+    thread.start()
+for _ in range(60):
+    clf.fit(Xb, yb)
+    clf.fit(Xa, ya)
+done.set()
+for thread in threads:
+    thread.join()
+print(failures[:3] or "ok")
+"""
+
+
+def test_refits_racing_predicts():
+    """Three threads predict while the main thread refits on 2 and 3
+    classes: every prediction is the old model's or the new one's. The race
+    once crashed the process (double free), so it runs in a subprocess."""
+    run = subprocess.run(
+        [sys.executable, "-c", _RACE], capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "ok", run.stdout
+
+
+@pytest.mark.parametrize("name", ["stumps", "conjunctions"])
+def test_two_threads_partial_fitting_both_count(name):
+    """partial_fit from two threads at once: the fits run one at a time, so
+    every example is counted; the counts and the version space do not
+    depend on the order of the batches. (scikit-learn's SGDClassifier loses
+    updates under the same calls.)"""
+    rng = np.random.RandomState(0)
+    if name == "stumps":
+        X = rng.randn(8000, 30)
+        # few thresholds: concurrent passes would write the same counts
+        concepts = DecisionStumps(n_thresholds=3)
+    else:
+        X = rng.randint(2, size=(2000, 8))
+        concepts = Conjunctions(max_literals=2)
+    y = rng.randint(3, size=len(X))
+    batches = np.array_split(np.arange(200, len(X)), 18)
+    serial = HalvingClassifier(concepts=concepts)
+    for batch in [np.arange(200), *batches]:
+        serial.partial_fit(X[batch], y[batch], classes=[0, 1, 2])
+    for _ in range(3):
+        shared = HalvingClassifier(concepts=concepts)
+        shared.partial_fit(X[:200], y[:200], classes=[0, 1, 2])
+        threads = [
+            threading.Thread(
+                target=_partial_fits, args=(shared, X, y, batches[start::2])
+            )
+            for start in (0, 1)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert np.array_equal(shared.concept_mistakes_, serial.concept_mistakes_)
+        for p in range(3):
+            assert np.array_equal(shared.version_space(p), serial.version_space(p))
+
+
+def _partial_fits(clf, X, y, batches):
+    for batch in batches:
+        clf.partial_fit(X[batch], y[batch])
+
+
+def _raising_concept(X):
+    if (X > 3).any():
+        raise RuntimeError("this concept fails on values above 3")
+    return X[:, 0] > 0
+
+
+FAILING_CLASSES = {
+    "stumps": (
+        DecisionStumps(n_thresholds=5),
+        ExplicitConcepts(
+            [partial(_threshold, feature=0, threshold=0), _raising_concept]
+        ),
+    ),
+    "explicit": (
+        ExplicitConcepts(
+            [_raising_concept, partial(_threshold, feature=1, threshold=0)]
+        ),
+        ExplicitConcepts([_raising_concept]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAILING_CLASSES))
+def test_a_failed_fit_leaves_the_previous_model(name):
+    """A refit that raises half way leaves the model as it was, attribute
+    for attribute; a first fit that raises leaves the estimator unfitted."""
+    good, failing = FAILING_CLASSES[name]
+    rng = np.random.RandomState(0)
+    X = np.clip(rng.randn(100, 3), -2.5, 2.5)
+    y = (X[:, 1] > 0).astype(int)
+    clf = HalvingClassifier(concepts=good).fit(X, y)
+    before = copy.deepcopy(clf.__dict__)
+    decision = clf.decision_function(X)
+    X_bad = X.copy()
+    X_bad[50, 2] = 4.0
+    # 3 classes, a new concept class: the run starts, then fails at row 50
+    with pytest.raises((RuntimeError, ValueError)):
+        clf.set_params(concepts=failing).fit(X_bad, np.arange(100) % 3)
+    clf.set_params(concepts=good)
+    if name == "explicit":
+        # the run continues, then fails at row 50
+        with pytest.raises(RuntimeError):
+            clf.partial_fit(X_bad, y)
+    assert np.array_equal(clf.decision_function(X), decision)
+    assert clf.__dict__.keys() == before.keys()
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(clf.__dict__[key], value), key
+    with pytest.raises(RuntimeError):
+        HalvingClassifier(concepts=failing).fit(X_bad, y)
+    unfitted = HalvingClassifier(concepts=failing)
+    with pytest.raises(RuntimeError):
+        unfitted.fit(X_bad, y)
+    with pytest.raises(NotFittedError):
+        unfitted.predict(X)
+
+
+@pytest.mark.parametrize("name", ["stumps", "conjunctions"])
+def test_partial_fit_continues_a_memory_mapped_model(name, tmp_path):
+    """A model loaded read-only by joblib.load(mmap_mode="r") continues its
+    run as the model in memory does, and stays as it was on disk."""
+    concepts, sample = CLASSES[name]
+    X = sample(300, 4, seed=0)
+    y = np.random.RandomState(1).randint(3, size=len(X))
+    clf = HalvingClassifier(concepts=concepts, randomized=True, random_state=0)
+    clf.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    joblib.dump(clf, tmp_path / "model.joblib")
+    loaded = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+    loaded.partial_fit(X[100:], y[100:])
+    clf.partial_fit(X[100:], y[100:])
+    assert np.array_equal(loaded.n_mistakes_, clf.n_mistakes_)
+    assert np.array_equal(loaded.concept_mistakes_, clf.concept_mistakes_)
+    assert np.array_equal(loaded.predict(X), clf.predict(X))
+    on_disk = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+    assert on_disk.n_mistakes_.sum() < clf.n_mistakes_.sum()
+
+
+class _Answering(ConceptClass):
+    """A class of two concepts whose predictions are given."""
+
+    def __init__(self, answer=None):
+        self.answer = answer
+
+    def fit(self, X, y=None):
+        self.n_features_in_ = np.shape(X)[1]
+        return self
+
+    @property
+    def n_concepts(self):
+        return 2
+
+    def _predict_concepts(self, X, indices):
+        return self.answer(X, indices)
+
+
+def _ones(X, indices, dtype):
+    return np.ones((X.shape[0], len(indices)), dtype=dtype)
+
+
+@pytest.mark.parametrize(
+    "answer, error, match",
+    [
+        (lambda X, i: _ones(X, i, np.int8) - 1, ValueError, "other than"),
+        (lambda X, i: _ones(X, i, bool), TypeError, "dtype bool"),
+        (lambda X, i: _ones(X, i, float) / 2, TypeError, "dtype float64"),
+        (lambda X, i: _ones(X, i, float) * np.nan, TypeError, "dtype float64"),
+        (lambda X, i: _ones(X, i, np.int64)[:, :1], ValueError, "shape"),
+        (lambda X, i: _ones(X, i, np.int8).T, ValueError, "shape"),
+        (lambda X, i: _ones(X, i, np.int8).tolist(), ValueError, "list"),
+    ],
+)
+def test_a_user_class_answering_wrong_is_refused(answer, error, match):
+    """A user class answering 0/1, booleans, halves, NaN or a wrong shape
+    would count mistakes silently wrong: it is refused, by name."""
+    X = _real_sample(20, 3, seed=0)
+    concepts = _Answering(answer)
+    with pytest.raises(error, match=match) as raised:
+        HalvingClassifier(concepts=concepts).fit(X, X[:, 0] > 0)
+    assert "_Answering._predict_concepts" in str(raised.value)
+    with pytest.raises(error, match=match):
+        clone(concepts).fit(X).predict(X)
+
+
+class _FlippedStumps(DecisionStumps):
+    """Stumps that predict the other way: not the structure of stumps."""
+
+    def _predict_concepts(self, X, indices):
+        return -super()._predict_concepts(X, indices)
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+def test_a_stumps_subclass_predicting_otherwise_is_honoured(randomized):
+    X = _real_sample(80, 3, seed=0)
+    y = _noisy((X[:, 0] + X[:, 1] > 0).astype(int), 0.1, seed=1)
+    clf = HalvingClassifier(
+        concepts=_FlippedStumps(n_thresholds=7), randomized=randomized, random_state=3
+    ).fit(X, y)
+    predictions = clf.concepts_.predict(X)
+    expected = reference_halving(predictions, y, [len(y)], 1, randomized, 3)
+    assert np.array_equal(clf.n_mistakes_, expected["mistakes"])
+    assert np.array_equal(clf.version_space(), expected["version_spaces"][0])
+    assert np.array_equal(clf.concept_mistakes_, expected["counts"])
+
+
+def test_fitted_classifiers_as_concepts():
+    """The documented use of ExplicitConcepts: fitted binary classifiers,
+    kept fitted through the estimator's clone, and a grid search's."""
+    X, y = load_digits(n_class=2, return_X_y=True)
+    trees = [
+        DecisionTreeClassifier(max_depth=1, random_state=0).fit(X[:, [j]], y)
+        for j in range(X.shape[1])
+    ]
+    concepts = [
+        partial(lambda X, tree, j: tree.predict(X[:, [j]]) == 1, tree=tree, j=j)
+        for j, tree in enumerate(trees)
+    ] + [LogisticRegression(max_iter=1000).fit(X, y)]
+    clf = HalvingClassifier(concepts=ExplicitConcepts(concepts)).fit(X, y)
+    assert clf.concepts_.concepts[-1] is concepts[-1]
+    assert clf.version_space().tolist() == [len(trees)]
+    assert clf.score(X, y) == concepts[-1].score(X, y)
+    searched = GridSearchCV(clf, {"randomized": [False, True]}, cv=2).fit(X, y)
+    assert searched.best_estimator_.score(X, y) >= 0.9
+
+
+SHAPES = {
+    "prefix": lambda a: a.update(prefix=a["prefix"][:, :-1].copy()),
+    "lo": lambda a: a.update(lo=a["lo"][:, :-1].copy()),
+    "hi": lambda a: a.update(hi=a["hi"] + 1000),
+    "threshold_ptr": lambda a: a.update(threshold_ptr=a["threshold_ptr"][:-1].copy()),
+    "thresholds": lambda a: a.update(thresholds=a["thresholds"][1:].copy()),
+    "X": lambda a: a.update(X=np.ascontiguousarray(a["X"][:, 1:])),
+}
+
+
+@pytest.mark.parametrize("broken", sorted(SHAPES))
+def test_compiled_functions_check_their_shapes(broken):
+    """The compiled functions refuse arrays that do not fit together (as
+    arrays of two different fits would), before reading any of them."""
+    X = _real_sample(40, 4, seed=0)
+    clf = HalvingClassifier().fit(X, np.arange(40) % 3)
+    spaces, stumps = clf._spaces, clf.concepts_
+    arrays = dict(
+        X=X,
+        thresholds=stumps.thresholds_,
+        threshold_ptr=stumps.threshold_ptr_,
+        prefix=spaces.prefix.copy(),
+        lo=spaces.lo.copy(),
+        hi=spaces.hi.copy(),
+    )
+    SHAPES[broken](arrays)
+    a = arrays
+    with pytest.raises(ValueError):
+        stump_votes(
+            a["X"],
+            a["thresholds"],
+            a["threshold_ptr"],
+            a["prefix"],
+            a["lo"],
+            a["hi"],
+            np.zeros((40, 3), dtype=np.int64),
+            np.zeros(3, dtype=np.int64),
+        )
+    with pytest.raises(ValueError):
+        run_stumps(
+            a["X"],
+            np.zeros(40, dtype=np.int32),
+            0,
+            a["thresholds"],
+            a["threshold_ptr"],
+            a["prefix"].copy(),
+            a["prefix"],
+            a["lo"],
+            a["hi"],
+            np.zeros(3, dtype=np.int64),
+            np.zeros(3, dtype=np.int64),
+            np.zeros((40, 3)),
+            False,
+        )
+    if broken not in ("X", "thresholds"):  # stump_member reads neither
+        with pytest.raises(ValueError):
+            stump_member(
+                a["threshold_ptr"], a["prefix"][0], a["lo"][0], a["hi"][0], 0.5
+            )
+
+
+# Sparse input, and a concept class fixed before a stream.
+
+
+def _messy_csr(X, seed):
+    """X as a CSR matrix in the forms CSR allows: unsorted column indices,
+    stored zeros, and an entry given as two duplicates that add up."""
+    rng = np.random.RandomState(seed)
+    data, indices, indptr = [], [], [0]
+    for row in X:
+        (columns,) = np.nonzero(row)
+        values = list(row[columns])
+        columns = list(columns)
+        if columns:
+            values[0] /= 2
+            values.append(values[0])
+            columns.append(columns[0])
+        columns.append(rng.randint(len(row)))
+        values.append(0.0)
+        order = rng.permutation(len(columns))
+        data.extend(np.array(values)[order])
+        indices.extend(np.array(columns)[order])
+        indptr.append(len(data))
+    return sp.csr_matrix((data, indices, indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("name", ["stumps", "conjunctions", "halfspaces"])
+@pytest.mark.parametrize("randomized", [False, True])
+def test_csr_input_runs_as_its_dense_array(name, randomized):
+    """A CSR matrix gives the run of its dense array, batch by batch: the
+    class, the mistakes, the version spaces, the decision values."""
+    concepts, sample = CLASSES[name]
+    for seed in range(6):
+        X = sample(120, 5, seed=seed).astype(np.float64)
+        X[np.random.RandomState(seed).rand(*X.shape) < 0.6] = 0.0
+        y = np.random.RandomState(seed).randint(3, size=len(X))
+        sparse = _messy_csr(X, seed)
+        assert not sparse.has_canonical_format
+        dense_clf, sparse_clf = (
+            HalvingClassifier(concepts=concepts, randomized=randomized, random_state=1)
+            for _ in range(2)
+        )
+        for batch in (slice(0, 50), slice(50, 51), slice(51, None)):
+            dense_clf.partial_fit(X[batch], y[batch], classes=[0, 1, 2])
+            sparse_clf.partial_fit(sparse[batch], y[batch], classes=[0, 1, 2])
+        assert sparse_clf.n_concepts_ == dense_clf.n_concepts_
+        assert np.array_equal(sparse_clf.n_mistakes_, dense_clf.n_mistakes_)
+        for p in range(3):
+            assert np.array_equal(
+                sparse_clf.version_space(p), dense_clf.version_space(p)
+            )
+        assert np.array_equal(
+            sparse_clf.decision_function(sparse), dense_clf.decision_function(X)
+        )
+
+
+def test_stump_quantiles_of_a_csr_matrix():
+    """The thresholds of a CSR matrix are those of its dense array, read off
+    the stored values, on columns of every mix of signs and zeros."""
+    rng = np.random.RandomState(0)
+    for n_samples in (1, 2, 7, 100):
+        X = rng.randn(n_samples, 40) * rng.choice([1e-300, 1, 1e300], size=40)
+        X[rng.rand(*X.shape) < rng.rand(40)] = 0.0
+        X[:, :3] = np.abs(X[:, :3])
+        X[:, 3:6] = -np.abs(X[:, 3:6])
+        for n_thresholds in (1, 2, 5, 32):
+            dense = DecisionStumps(n_thresholds=n_thresholds).fit(X)
+            stumps = DecisionStumps(n_thresholds=n_thresholds).fit(sp.csr_matrix(X))
+            assert np.array_equal(stumps.thresholds_, dense.thresholds_)
+            assert np.array_equal(stumps.threshold_ptr_, dense.threshold_ptr_)
+
+
+def test_sparse_input_where_the_class_cannot_read_it():
+    X = sp.csr_matrix(np.eye(4))
+    clf = HalvingClassifier(concepts=CLASSES["explicit"][0])
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        clf.fit(X, [0, 1, 0, 1])
+    assert not clf.__sklearn_tags__().input_tags.sparse
+    assert HalvingClassifier().__sklearn_tags__().input_tags.sparse
+
+
+def test_a_malformed_csr_matrix_is_refused():
+    """A column index outside the declared shape (which SciPy builds without
+    complaint) is refused before any work, not read out of bounds."""
+    X = sp.csr_matrix(
+        (np.ones(4), np.array([0, 10**7, 1, 2]), np.array([0, 2, 4])), shape=(2, 5)
+    )
+    with pytest.raises(ValueError, match="malformed CSR"):
+        HalvingClassifier().fit(X, [0, 1])
+    clf = HalvingClassifier().fit(np.eye(5), [0, 1, 0, 1, 0])
+    with pytest.raises(ValueError, match="malformed CSR"):
+        clf.predict(X)
+
+
+def test_stumps_on_a_fixed_grid():
+    X = _real_sample(30, 3, seed=0)
+    stumps = DecisionStumps(n_thresholds=5, value_range=([-1, 0, 2], 2)).fit(X[:1])
+    assert np.array_equal(stumps.threshold_ptr_, [0, 5, 10, 11])
+    assert np.array_equal(stumps.thresholds_[:5], np.linspace(-1, 2, 5))
+    assert np.array_equal(stumps.thresholds_[5:10], np.linspace(0, 2, 5))
+    # the same class whatever the samples it is fitted on
+    other = DecisionStumps(n_thresholds=5, value_range=([-1, 0, 2], 2)).fit(X)
+    assert np.array_equal(other.thresholds_, stumps.thresholds_)
+    for value_range, match in [
+        ((1, 0), "low <= high"),
+        ((0, np.inf), "finite"),
+        ((0, 1, 2), "pair"),
+        (([0, 1], 2), "one value per feature"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            DecisionStumps(value_range=value_range).fit(X)
+
+
+def _progressive_accuracy(clf, X, y, classes):
+    """Progressive validation: each example is predicted by the model of
+    the examples before it, then learned, one at a time."""
+    correct = 0
+    for i in range(len(X)):
+        if i:
+            correct += clf.predict(X[i : i + 1])[0] == y[i]
+        clf.partial_fit(X[i : i + 1], y[i : i + 1], classes=classes)
+    return correct / (len(X) - 1)
+
+
+def test_a_stream_on_a_class_fixed_in_advance():
+    """One example at a time, stumps fitted on the first example have one
+    threshold per feature (36 stumps over 18 features), whatever the rest of
+    the stream; stumps on a grid fixed before the first example make the
+    stream realizable, and halving learns it within log2 |C| mistakes."""
+    grid = DecisionStumps(n_thresholds=21, value_range=(0.0, 1.0))
+    n_samples, fixed_accuracies, first_accuracies = 300, [], []
+    for seed in range(5):
+        rng = np.random.RandomState(seed)
+        X = rng.rand(n_samples, 18)
+        classes = ["no", "yes"]
+        # a stump of the grid labels the stream
+        feature, threshold = rng.randint(18), rng.randint(3, 18) / 20
+        y = np.where(X[:, feature] >= threshold, "yes", "no")
+        fixed = HalvingClassifier(concepts=grid)
+        accuracy = _progressive_accuracy(fixed, X, y, classes)
+        assert fixed.n_concepts_ == 2 * 18 * 21
+        assert fixed.fewest_mistakes_[0] == 0
+        # predict is the online prediction: the same mistakes, bar the first
+        online = fixed.n_mistakes_[0] - (y[0] == "no")
+        assert round((1 - accuracy) * (n_samples - 1)) == online
+        assert online <= fixed.mistake_bound_
+        fixed_accuracies.append(accuracy)
+        first = HalvingClassifier()
+        first_accuracies.append(_progressive_accuracy(first, X, y, classes))
+        assert first.n_concepts_ == 36
+    assert np.mean(first_accuracies) < np.mean(fixed_accuracies) - 0.1
+
+
+class _ListedStumps(DecisionStumps):
+    """Stumps that choose the general way of keeping version spaces."""
+
+    def _version_spaces(self, n_problems):
+        return ListedVersionSpaces(self, n_problems)
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+def test_the_concept_class_chooses_its_version_spaces(randomized):
+    """The hook of the concept class picks the version space object; the
+    compiled stumps and the same stumps kept as live index sets run the
+    same halving, in dense and in sparse batches."""
+    X = _real_sample(150, 4, seed=0)
+    X[X < -0.5] = 0.0
+    y = _noisy((X[:, 0] + X[:, 2] > 0).astype(int), 0.1, seed=1) + (X[:, 1] > 1)
+    runs = []
+    for concepts in (DecisionStumps(n_thresholds=9), _ListedStumps(n_thresholds=9)):
+        clf = HalvingClassifier(
+            concepts=concepts, randomized=randomized, random_state=2
+        )
+        for batch in (slice(0, 60), slice(60, None)):
+            clf.partial_fit(sp.csr_matrix(X[batch]), y[batch], classes=[0, 1, 2])
+        runs.append(clf)
+    compiled, listed = runs
+    assert isinstance(compiled._spaces, StumpVersionSpaces)
+    assert isinstance(listed._spaces, ListedVersionSpaces)
+    assert np.array_equal(compiled.n_mistakes_, listed.n_mistakes_)
+    assert np.array_equal(compiled.concept_mistakes_, listed.concept_mistakes_)
+    for p in range(3):
+        assert np.array_equal(compiled.version_space(p), listed.version_space(p))
+    assert np.array_equal(compiled.decision_function(X), listed.decision_function(X))
+
+
+class _UnsortedStumps(DecisionStumps):
+    def fit(self, X, y=None):
+        super().fit(X)
+        self.thresholds_[: self.threshold_ptr_[1]] *= -1
+        return self
+
+
+def test_stumps_with_thresholds_out_of_order_are_refused():
+    X = _real_sample(30, 3, seed=0)
+    with pytest.raises(ValueError, match="increase within each feature"):
+        HalvingClassifier(concepts=_UnsortedStumps(n_thresholds=4)).fit(X, X[:, 0] > 0)
+    # a feature of one threshold next to others is in order
+    X[:, 1] = 1.0
+    HalvingClassifier(concepts=DecisionStumps(n_thresholds=4)).fit(X, X[:, 0] > 0)
