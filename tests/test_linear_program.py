@@ -3,7 +3,11 @@ programming, checked against brute force and against the hard instance."""
 
 import copy
 import itertools
+import signal
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -348,3 +352,43 @@ def test_concurrent_refits_and_predictions_see_one_model():
         for reader in readers:
             reader.join()
     assert problems == []
+
+
+INTERRUPTED_FIT = """
+import time
+import numpy as np
+from skperc import LinearProgramClassifier
+from skperc.datasets import make_margin_classification
+
+X, y = make_margin_classification(6000, 200, margin=0.05, random_state=0)
+clf = LinearProgramClassifier().fit(X[:100], y[:100])
+before = clf.predict(X)
+print("ready", flush=True)
+start = time.perf_counter()
+try:
+    # the limit only bounds the test should the interrupt be lost
+    clf.set_params(time_limit=60.0).fit(X, y)
+    print("finished")
+except KeyboardInterrupt:
+    intact = bool((clf.predict(X) == before).all())
+    print("interrupted", time.perf_counter() - start, intact)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
+def test_ctrl_c_stops_a_fit_and_leaves_the_previous_model():
+    """A real SIGINT during linprog: KeyboardInterrupt within seconds, and
+    the model fitted before (the fit once zeroed coef_ before solving)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_FIT], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        output = child.communicate(timeout=120)[0].split()
+    finally:
+        child.kill()
+    assert output[0] == "interrupted"
+    assert float(output[1]) < 10.0
+    assert output[2] == "True"
