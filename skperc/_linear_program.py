@@ -37,11 +37,8 @@ _DOMINANT_ROW_EXPONENT = 10
 def _largest_magnitudes(X, axis):
     """max |x| along ``axis``, without a copy of X."""
     if sp.issparse(X):
-        # without the explicit zeros of the rows or columns that have none
         largest = np.maximum(X.max(axis=axis).toarray(), -X.min(axis=axis).toarray())
         return largest.ravel()
-    if X.shape[axis] == 0:
-        return np.zeros(X.shape[1 - axis])
     return np.maximum(X.max(axis=axis), -X.min(axis=axis))
 
 
@@ -134,7 +131,8 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
 
     time_limit : float, default=None
         The most seconds HiGHS may spend on each program, ``> 0``; ``None``
-        for no limit.
+        for no limit. Building the program and handing it over, in time
+        proportional to the non-zeros of ``X``, come on top.
 
         When either limit stops the solver, :meth:`fit` warns with a
         :class:`~sklearn.exceptions.ConvergenceWarning` and leaves the
@@ -207,7 +205,7 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     The constraint matrix holds one entry per non-zero of ``X``, plus one
     per example for the intercept and for the slacks (and ``4`` per
     feature for ``"l1_margin"``). :func:`scipy.optimize.linprog` and HiGHS
-    keep several copies of it: a fit on a dense ``X`` peaks at about 25
+    keep several copies of it: a fit on a dense ``X`` peaks at 25 to 30
     times the memory of ``X``, most of it theirs
     (``benchmarks/bench_linear_program.py`` measures it), and its time
     grows faster than the size of ``X``; ``max_iter`` and ``time_limit``
