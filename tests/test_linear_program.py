@@ -240,8 +240,7 @@ def _failing_refits():
 )
 def test_a_failing_refit_leaves_the_previous_model(case):
     """Once the model was zeroed before solving, and a failing refit left
-    one that predicted a single class (scikit-learn's estimators leave a
-    half-updated model too)."""
+    one that predicted a single class."""
     _, X_bad, y_bad = case
     X, y = make_margin_classification(50, 3, margin=0.1, random_state=0)
     clf = LinearProgramClassifier().fit(X, y)
@@ -317,7 +316,8 @@ def test_the_limits_are_checked():
 def test_concurrent_refits_and_predictions_see_one_model():
     """Threads predicting while another refits between a 2-class and a
     3-class model get the predictions of one of them, never a mixture nor
-    an error (scikit-learn's linear models give no such guarantee)."""
+    an error. scikit-learn's Perceptron raises AttributeError (no classes_)
+    in the same race."""
     X_a, y_a = make_margin_classification(300, 4, margin=0.1, random_state=0)
     X_b = X_a.copy()
     y_b = np.where(X_a[:, 0] > 0.3, 2, y_a)
