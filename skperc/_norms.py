@@ -22,12 +22,9 @@ def power_of_two_exponents(largest):
 
 def power_of_two_scale(values, axis=None):
     """The power of 2 that brings the largest ``|values|`` (along ``axis``)
-    into [0.5, 1), exactly; 1 where they are all 0."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size == 0:
-        largest = np.zeros(np.delete(values.shape, axis)) if axis is not None else 0.0
-    else:
-        largest = np.abs(values).max(axis=axis)
+    into [0.5, 1), exactly; 1 where they are all 0. ``values`` must not be
+    empty."""
+    largest = np.abs(np.asarray(values, dtype=np.float64)).max(axis=axis)
     return np.ldexp(1.0, -power_of_two_exponents(largest))
 
 
