@@ -7,9 +7,18 @@ held-out accuracy; and the optimal margin of skperc.metrics.optimal_margin
 (the data lifted by a zero coordinate that SVC's intercept cannot use, so
 both solve the same problem; SVC's answer is to its tolerance).
 
+Then the peak memory of a fit on a dense separable X, each fit in a fresh
+process (the growth of its peak resident set), as a multiple of the memory
+of X and as a ratio to scikit-learn's LinearSVC(penalty="l1", dual=False)
+on the same X, with the fit time; and a fit bounded by time_limit.
+
     python benchmarks/bench_linear_program.py
 """
 
+import json
+import resource
+import subprocess
+import sys
 import time
 import warnings
 
@@ -97,5 +106,87 @@ def main():
     )
 
 
+MEMORY_CASES = [(4000, 200), (8000, 200)]
+# the peak of a fit in a fresh process varies little
+MEMORY_REPEATS = 3
+MEMORY_MODELS = {
+    "LinearSVC(penalty='l1')": lambda: LinearSVC(
+        penalty="l1", dual=False, C=1e4, max_iter=20_000
+    ),
+    "LP feasibility": lambda: LinearProgramClassifier(),
+    "LP l1_margin": lambda: LinearProgramClassifier(objective="l1_margin"),
+    "LP feasibility, C=1": lambda: LinearProgramClassifier(C=1.0),
+}
+
+
+def measure_in_this_process(key, n_samples, n_features):
+    """Fit one model; print its time and the growth of the peak memory."""
+    X, y = make_margin_classification(
+        n_samples, n_features, margin=0.05, random_state=0
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    MEMORY_MODELS[key]().fit(X, y)
+    elapsed = time.perf_counter() - start
+    # ru_maxrss is in kilobytes on Linux
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+    print(json.dumps({"seconds": elapsed, "bytes": grown, "x_bytes": X.nbytes}))
+
+
+def measure(key, n_samples, n_features):
+    output = subprocess.run(
+        [sys.executable, __file__, "--measure", key, str(n_samples), str(n_features)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(output.splitlines()[-1])
+
+
+def main_memory():
+    print(f"\npeak memory of a fit (fresh process), medians of {MEMORY_REPEATS} runs")
+    for n_samples, n_features in MEMORY_CASES:
+        runs = {
+            key: [measure(key, n_samples, n_features) for _ in range(MEMORY_REPEATS)]
+            for key in MEMORY_MODELS
+        }
+        x_bytes = runs["LP feasibility"][0]["x_bytes"]
+        print(f"dense separable X, {n_samples} x {n_features} ({x_bytes / 1e6:.0f} MB)")
+        medians = {
+            key: {
+                quantity: np.median([run[quantity] for run in measured])
+                for quantity in ["seconds", "bytes"]
+            }
+            for key, measured in runs.items()
+        }
+        reference = medians["LinearSVC(penalty='l1')"]
+        for key, median in medians.items():
+            seconds, grown = median["seconds"], median["bytes"]
+            print(
+                f"  {key:24} fit {seconds:7.2f} s  "
+                f"ratio {seconds / reference['seconds']:6.2f}  "
+                f"peak +{grown / 1e6:7.1f} MB = {grown / x_bytes:5.1f} x X  "
+                f"ratio {grown / reference['bytes']:6.2f}"
+            )
+
+
+def main_time_limit():
+    X, y = make_margin_classification(10000, 200, margin=0.05, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        LinearProgramClassifier(time_limit=0.5).fit(X, y)
+        elapsed = time.perf_counter() - start
+    print(
+        f"\nLP feasibility, 10000 x 200, time_limit=0.5: returned after "
+        f"{elapsed:.2f} s with {len(caught)} ConvergenceWarning"
+    )
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--measure"]:
+        measure_in_this_process(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        main()
+        main_memory()
+        main_time_limit()

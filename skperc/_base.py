@@ -24,6 +24,7 @@ from ._compat import (
 from ._docs import fill_doc
 from ._margin_perceptron_fast import smallest_margins
 from ._nonfinite import raise_non_finite
+from ._norms import power_of_two_scale, stable_norm
 from .schedules import ThresholdSchedule, checked_schedule
 
 # ----------------------------------------------------------------------------
@@ -123,16 +124,6 @@ def classes_from_scores(classes, scores):
     return classes[scores.argmax(axis=1)]
 
 
-def scaled_norms(coef):
-    """The Euclidean norm of each row of ``coef``, free of overflow and
-    underflow: each row is divided by its largest magnitude first."""
-    coef = np.atleast_2d(coef)
-    size = np.abs(coef).max(axis=1, initial=0.0)
-    safe = np.where(size > 0, size, 1.0)
-    with np.errstate(over="ignore"):
-        return np.linalg.norm(coef / safe[:, None], axis=1) * size
-
-
 class DecisionPredictMixin:
     """``predict`` from ``decision_function``, with ``sign(0) = +1``."""
 
@@ -163,7 +154,13 @@ def linear_margins(X, codes, first, weight, coef, intercept):
 
     ``codes`` are the indices of the labels in the classes, and example
     ``i`` is positive for problem ``c`` when ``codes[i] == first + c``.
+    Each row of weights is divided by the power of 2 of its largest weight
+    first, which changes no margin and keeps the decision values and the
+    norm finite and non-zero.
     """
+    coef = np.atleast_2d(coef)
+    scale = power_of_two_scale(coef, axis=1) if coef.size else np.ones(len(coef))
+    coef = coef * scale[:, None]
     smallest = smallest_margins(
         *rows_of(X),
         X.shape[1],
@@ -171,9 +168,9 @@ def linear_margins(X, codes, first, weight, coef, intercept):
         first,
         weight,
         np.ascontiguousarray(coef.T),
-        np.ascontiguousarray(intercept, dtype=np.float64),
+        np.ascontiguousarray(np.asarray(intercept, dtype=np.float64) * scale),
     )
-    norms = scaled_norms(coef)
+    norms = stable_norm(coef, axis=1) if coef.size else np.zeros(len(coef))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         margins = np.where(norms > 0, smallest / norms, 0.0)
     return np.where(np.isfinite(margins), margins, 0.0)

@@ -118,7 +118,10 @@ def make_margin_classification(
     across = rng.standard_normal((n_samples, n_features))
     across -= np.outer(across @ coef, coef)
     across /= np.linalg.norm(across, axis=1)[:, None]
-    room = np.sqrt(np.maximum(radius**2 - along**2, 0.0))
+    # sqrt(radius^2 - along^2), in the ratio along / radius: the squares
+    # overflow beyond 1e154 and underflow below 1e-154.
+    ratio = along / radius
+    room = radius * np.sqrt(np.maximum((1 - ratio) * (1 + ratio), 0.0))
     spread = rng.uniform(size=n_samples) ** (1 / (n_features - 1))
     spread[:2] = 1.0
     across *= (room * spread)[:, None]

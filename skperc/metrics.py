@@ -18,9 +18,11 @@ from scipy.optimize import nnls
 from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from ._base import class_codes, first_class, linear_margins, problem_count
+from ._norms import power_of_two_scale, stable_norm, unit_margins
 from .schedules import (
     ConstantThreshold,
     PowerThreshold,
@@ -30,6 +32,10 @@ from .schedules import (
 )
 
 __all__ = ["margin", "optimal_margin", "perceptron_bounds", "compression_bound"]
+
+# The smallest margin, relative to the radius, that optimal_margin tells
+# from rounding: z . v is exact to about 1e-16 ||z|| ||v|| per term.
+_SEPARATED = 1e-12
 
 
 def margin(estimator_or_coef, X, y):
@@ -102,10 +108,10 @@ def margin(estimator_or_coef, X, y):
         raise ValueError(
             f"X has {X.shape[1]} features, but the weight vector has {len(coef)}."
         )
-    norm = np.linalg.norm(coef)
-    if norm == 0:
-        return 0.0
-    return float((signs * (X @ coef)).min() / norm)
+    margins = unit_margins(
+        coef, 0.0, lambda scaled, _: signs[:, None] * safe_sparse_dot(X, scaled.T)
+    )
+    return float(margins[0])
 
 
 def _estimator_margins(estimator, X, y):
@@ -176,6 +182,12 @@ def optimal_margin(X, y):
     Problems", chapter 23) with :func:`scipy.optimize.nnls`. For a
     separator with an intercept, lift the sample to ``(x, s)`` first.
 
+    The program is solved on the sample divided by the power of 2 of its
+    largest entry, so that ``eps*`` scales with the sample to the last bit
+    at every scale a float holds. Its relative precision is about
+    ``1e-16 (R / eps*)^2``; a sample whose ``eps* / R`` is below ``1e-12``,
+    which double precision cannot tell from 0, counts as not separable.
+
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -212,6 +224,11 @@ def optimal_margin(X, y):
     """
     X, signs = _signed_sample(X, y)
     Z = signs[:, None] * (X.toarray() if sp.issparse(X) else X)
+    # eps* scales with the sample: solved on the sample divided by the power
+    # of 2 of its largest entry (exactly), so that no scale over- or
+    # underflows, and scaled back.
+    scale = power_of_two_scale(Z)
+    Z *= scale
     n_samples, n_features = Z.shape
     E = np.vstack([Z.T, np.ones(n_samples)])
     f = np.zeros(n_features + 1)
@@ -220,12 +237,15 @@ def optimal_margin(X, y):
     residual = E @ u - f
     # A zero residual means the constraints are incompatible; otherwise the
     # residual gives the shortest solution.
-    if residual[-1] < -1e-12:
+    if residual[-1] < 0:
         v = -residual[:-1] / residual[-1]
         functional = Z @ v
-        if functional.min() > 1 - 1e-9:
-            norm = np.linalg.norm(v)
-            return float(functional.min() / norm), v / norm
+        norm = stable_norm(v)
+        radius = stable_norm(Z, axis=1).max()
+        # Separated when the margin of v, relative to the radius, is beyond
+        # the rounding of z . v: a test that no scale of the sample changes.
+        if np.isfinite(norm) and functional.min() > _SEPARATED * norm * radius:
+            return float(functional.min() / norm / scale), v / norm
     raise ValueError(
         "The sample is not linearly separable by a hyperplane through the "
         "origin, so its optimal margin is not positive. Lift it to (x, s) "
@@ -297,7 +317,8 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     Returns
     -------
     bounds : :class:`~sklearn.utils.Bunch`
-        With ``max_updates`` (float), ``min_margin`` (float; it can be
+        With ``max_updates`` (float, ``inf`` beyond the float range, as
+        for ``alpha`` near 2), ``min_margin`` (float; it can be
         negative, and then says nothing), ``radius`` (``R``) and
         ``optimal_margin`` (``eps*``), of the lifted sample if lifted.
 
@@ -339,27 +360,33 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
             else np.hstack([X, lift])
         )
     eps = optimal_margin(X, y)[0]
-    squares = X.multiply(X).sum(axis=1) if sp.issparse(X) else (X * X).sum(axis=1)
-    R = float(np.sqrt(np.max(squares)))
+    R = float(stable_norm(X.toarray() if sp.issparse(X) else X, axis=1).max())
 
+    # In the ratios R / eps and beta / R^2, which no scale of the sample
+    # over- or underflows; a bound beyond the float range is inf.
+    ratio = R / eps
     schedule = _resolve_schedule(beta, alpha)
-    if type(schedule) is ConstantThreshold:
-        b = float(schedule.beta)
-        max_updates = (2 * b + R**2) / eps**2
-        min_margin = b * eps / (2 * b + R**2)
-    elif type(schedule) is ScaleThreshold:
-        max_updates = 9 * R**2 / eps**2
-        min_margin = eps / 3
-    elif type(schedule) is PowerThreshold:
-        a = float(schedule.alpha)
-        max_updates = (R / eps) ** (2 / (2 - a))
-        min_margin = a * eps / 2 - R * (eps / R) ** (a / (2 - a))
-    else:
-        raise ValueError(
-            f"No theorem bounds the perceptron with {type(schedule).__name__}; "
-            "beta must be a float, 'scale', 'power' or one of the schedules of "
-            "skperc.schedules."
-        )
+    with np.errstate(over="ignore", under="ignore"):
+        if type(schedule) is ConstantThreshold:
+            relative_beta = np.float64(schedule.beta) / R / R
+            max_updates = (2 * relative_beta + 1) * np.float64(ratio) ** 2
+            min_margin = eps * relative_beta / (2 * relative_beta + 1)
+        elif type(schedule) is ScaleThreshold:
+            max_updates = 9 * np.float64(ratio) ** 2
+            min_margin = eps / 3
+        elif type(schedule) is PowerThreshold:
+            a = float(schedule.alpha)
+            max_updates = np.float64(ratio) ** (2 / (2 - a))
+            # R (eps / R)^(a / (2 - a)) = eps (eps / R)^(a / (2 - a) - 1)
+            min_margin = eps * (
+                a / 2 - np.float64(1 / ratio) ** (2 * (a - 1) / (2 - a))
+            )
+        else:
+            raise ValueError(
+                f"No theorem bounds the perceptron with {type(schedule).__name__}; "
+                "beta must be a float, 'scale', 'power' or one of the schedules "
+                "of skperc.schedules."
+            )
     return Bunch(
         max_updates=float(max_updates),
         min_margin=float(min_margin),
@@ -439,5 +466,6 @@ def compression_bound(n_samples, compression_size, delta, *, training_error=0.0)
             "compression is a sub-sample, and a larger one bounds nothing."
         )
     complexity = d * math.log2(m / d) if d > 0 else 0.0
-    eps = 50 * (complexity + math.log2(1 / delta)) / m
+    # -log2(delta), not log2(1 / delta): 1 / delta overflows for subnormal delta
+    eps = 50 * (complexity - math.log2(delta)) / m
     return training_error + math.sqrt(eps * training_error) + eps

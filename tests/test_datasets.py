@@ -7,6 +7,7 @@ import pytest
 from sklearn.base import clone
 
 from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
+from skperc._norms import stable_norm
 from skperc.datasets import (
     adversarial_basis_mistakes,
     make_margin_classification,
@@ -49,6 +50,23 @@ def test_margin_classification_has_the_margin_and_radius_it_says(seed):
         n_samples, n_features, eps, radius, random_state=seed
     )
     np.testing.assert_array_equal(again[0], X)
+
+
+@pytest.mark.parametrize("radius", [1e-300, 1e-200, 1e-100, 1e100, 1e200, 1e300])
+def test_margin_classification_at_extreme_radii(radius):
+    """radius^2 raised OverflowError beyond 1e154, and underflowed to a
+    sample on the line of w* below 1e-154."""
+    for seed in range(5):
+        X, y, w = make_margin_classification(
+            40, 3, radius * 0.1, radius, random_state=seed, return_coef=True
+        )
+        assert np.isfinite(X).all()
+        radii = stable_norm(X, axis=1)
+        assert radii.max() == pytest.approx(radius, rel=1e-12)
+        assert (y * (X @ w)).min() == pytest.approx(radius * 0.1, rel=1e-9)
+        # the examples off the margin are not all on the line of w*
+        across = X - np.outer(X @ w, w)
+        assert (stable_norm(across, axis=1) > radius * 1e-3).any()
 
 
 def test_margin_classification_checks_its_parameters():

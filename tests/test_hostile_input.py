@@ -576,3 +576,88 @@ def test_partial_fit_on_one_sample(estimator):
     model.partial_fit(X_TRAIN[1:2], Y_TRAIN[1:2])
     _assert_finite_model(model)
     _outputs(model, X_TRAIN)
+
+
+# --- Features and examples of very different magnitudes ----------------------
+
+
+@st.composite
+def separable_magnitudes(draw):
+    """A sample separated through the origin with margin, then each column
+    scaled by its own power of 10 in 1e-8..1e8 and some rows by up to 1e12,
+    which keeps it separable (by w_j / scale_j)."""
+    rng = np.random.RandomState(draw(st.integers(0, 2**32 - 1)))
+    n_samples, n_features = draw(st.integers(4, 60)), draw(st.integers(1, 5))
+    coef = rng.standard_normal(n_features)
+    X = rng.standard_normal((n_samples, n_features))
+    # push every example at least 0.1 away from the hyperplane
+    along = X @ coef / (coef @ coef)
+    X += np.outer(np.sign(along) * 0.1 + (along == 0) * 0.1, coef)
+    y = (X @ coef > 0).astype(int)
+    y[:2] = [0, 1]
+    X[:2] = np.outer([-1.0, 1.0], coef)
+    X = X * 10.0 ** draw(arrays(np.float64, n_features, elements=st.integers(-8, 8)))
+    rows = draw(st.lists(st.integers(0, n_samples - 1), max_size=3))
+    X[rows] *= 10.0 ** draw(st.integers(0, 12))
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"objective": "l1_margin"}, {"C": 1.0}],
+    ids=["feasibility", "l1_margin", "C=1.0"],
+)
+@given(sample=separable_magnitudes())
+def test_linear_program_separates_at_any_magnitudes(params, sample):
+    """HiGHS drops entries below 1e-9 of the largest: one scale for the
+    whole matrix called such samples not separable."""
+    from skperc import LinearProgramClassifier
+
+    X, y = sample
+    clf = LinearProgramClassifier(**params).fit(X, y)
+    assert clf.score(X, y) == 1.0
+
+
+# --- The metrics at extreme scales -------------------------------------------
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    exponent=st.integers(-200, 200),
+    alpha=st.floats(1.01, 1.99),
+)
+def test_metrics_are_scale_free(seed, exponent, alpha):
+    """A separable sample at any scale from 1e-200 to 1e200: its optimal
+    margin, its radius and the bounds scale with it, and the margin of any
+    scale of the weights is that of their direction."""
+    from skperc.datasets import make_margin_classification
+    from skperc.metrics import margin, optimal_margin, perceptron_bounds
+
+    rng = np.random.RandomState(seed)
+    true_margin = 10 ** rng.uniform(-4, -0.5)
+    X, y = make_margin_classification(
+        rng.randint(3, 60), rng.randint(2, 6), margin=true_margin, random_state=seed
+    )
+    scale = 10.0**exponent
+    eps, coef = optimal_margin(X * scale, y)
+    assert eps == pytest.approx(true_margin * scale, rel=1e-3)
+    assert margin(coef * 10.0**-exponent, X * scale, y) == pytest.approx(eps)
+    bounds = perceptron_bounds(X * scale, y, beta="power", alpha=alpha)
+    reference = perceptron_bounds(X, y, beta="power", alpha=alpha)
+    assert bounds.radius == pytest.approx(scale, rel=1e-9)
+    assert bounds.max_updates == pytest.approx(reference.max_updates, rel=1e-3)
+    assert bounds.min_margin == pytest.approx(reference.min_margin * scale, rel=1e-3)
+
+
+@given(
+    n_samples=st.integers(1, 10**12),
+    fraction=st.floats(0, 1),
+    delta=st.floats(5e-324, 1, exclude_max=True),
+    training_error=st.floats(0, 1),
+)
+def test_compression_bound_is_a_number(n_samples, fraction, delta, training_error):
+    from skperc.metrics import compression_bound
+
+    d = int(fraction * n_samples)
+    bound = compression_bound(n_samples, d, delta, training_error=training_error)
+    assert np.isfinite(bound) and bound >= training_error

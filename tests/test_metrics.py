@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_wine
+from sklearn.datasets import load_iris, load_wine
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -294,3 +294,89 @@ def test_compression_bound_holds_for_the_perceptron():
         bound = compression_bound(20_000, int(clf.n_updates_[0]), delta)
         assert bound < 0.25  # not vacuous
         assert 1 - clf.score(test_X, test_y) <= bound
+
+
+def _random_separable_sample(seed, smallest_margin=1e-4):
+    """A separable sample of known margin eps*, its size, dimension and
+    margin drawn at random."""
+    rng = np.random.RandomState(seed)
+    true_margin = 10 ** rng.uniform(np.log10(smallest_margin), -0.5)
+    X, y = make_margin_classification(
+        rng.randint(5, 150), rng.randint(2, 8), margin=true_margin, random_state=seed
+    )
+    return X, y, true_margin
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_optimal_margin_and_bounds_are_scale_free(seed):
+    """Scaled by 2^e, e from -664 to 664 (1e-200 to 1e200), eps* and R scale
+    by 2^e to the last bit and the update bounds do not move; scaled by
+    powers of 10, to the solver's precision. Two absolute tolerances once
+    called these samples inseparable below 1e-5 and above 1e20
+    (scikit-learn's SVC does not claim a hard margin at all)."""
+    X, y, true_margin = _random_separable_sample(seed, smallest_margin=1e-6)
+    eps, coef = optimal_margin(X, y)
+    assert eps == pytest.approx(true_margin, rel=1e-3)
+    bounds = perceptron_bounds(X, y, beta="power", alpha=1.5)
+    for exponent in range(-664, 665, 83):
+        scaled = np.ldexp(X, exponent)
+        scaled_eps, scaled_coef = optimal_margin(scaled, y)
+        assert scaled_eps == np.ldexp(eps, exponent)
+        np.testing.assert_array_equal(scaled_coef, coef)
+        scaled_bounds = perceptron_bounds(scaled, y, beta="power", alpha=1.5)
+        assert scaled_bounds.radius == np.ldexp(bounds.radius, exponent)
+        assert scaled_bounds.max_updates == pytest.approx(bounds.max_updates, rel=1e-12)
+        assert scaled_bounds.min_margin == pytest.approx(
+            np.ldexp(bounds.min_margin, exponent), rel=1e-12
+        )
+    for exponent in range(-200, 201, 25):
+        scale = 10.0**exponent
+        scaled_eps, scaled_coef = optimal_margin(X * scale, y)
+        # what optimal_margin says is the margin of the vector it returns
+        assert scaled_eps == pytest.approx(margin(scaled_coef, X * scale, y), rel=1e-9)
+        # and the optimum, to the precision of NNLS: 1e-16 (R / eps*)^2
+        assert scaled_eps == pytest.approx(true_margin * scale, rel=1e-3)
+
+
+def test_optimal_margin_of_the_reported_cases():
+    """A margin of 1e-5 of radius 1, and iris (setosa against the rest,
+    lifted) in kilometres, were called inseparable."""
+    X, y = make_margin_classification(1000, 5, margin=1e-5, random_state=0)
+    assert optimal_margin(X, y)[0] == pytest.approx(1e-5, rel=1e-3)
+    X, y = load_iris(return_X_y=True)
+    lifted = np.hstack([X, np.ones((len(X), 1))])
+    in_cm = optimal_margin(lifted, y == 0)[0]
+    assert optimal_margin(lifted * 1e-5, y == 0)[0] == pytest.approx(in_cm * 1e-5)
+
+
+def test_the_margin_of_huge_or_tiny_weights_is_that_of_their_direction():
+    """||w|| overflowed beyond 1e154 and underflowed below 1e-154: the
+    margin read 0 (numpy.linalg.norm has the same limits)."""
+    X = np.array([[2.0, 1.0], [1.0, -3.0]])
+    expected = margin([3.0, 4.0], X, [1, -1])
+    for exponent in range(-1070, 1020, 50):
+        coef = np.ldexp([3.0, 4.0], exponent)
+        assert margin(coef, X, [1, -1]) == pytest.approx(expected, rel=1e-15)
+    for scale in [1e-300, 1e-200, 1e200, 1e300]:
+        assert margin([3.0 * scale, 4.0 * scale], X, [1, -1]) == pytest.approx(
+            expected, rel=1e-14
+        )
+
+
+def test_extreme_bounds_are_inf_not_an_error():
+    """(R / eps*)^(2 / (2 - alpha)) beyond the float range raised
+    OverflowError for alpha near 2: it is inf, a bound that says nothing."""
+    X, y = make_margin_classification(50, 3, margin=1e-3, random_state=0)
+    bounds = perceptron_bounds(X, y, beta="power", alpha=1.99)
+    assert bounds.max_updates == math.inf
+    assert 0 < bounds.min_margin < bounds.optimal_margin
+    assert perceptron_bounds(X * 1e200, y, beta=1e-300).max_updates == pytest.approx(
+        perceptron_bounds(X, y).max_updates
+    )
+
+
+def test_compression_bound_of_the_smallest_delta():
+    """log2(1 / 5e-324) overflowed to inf and the bound was NaN."""
+    bound = compression_bound(100, 5, delta=5e-324)
+    assert bound == pytest.approx(50 * (5 * math.log2(20) + 1074) / 100)
+    assert compression_bound(100, 5, 5e-324, training_error=0.5) > bound
