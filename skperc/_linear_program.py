@@ -17,6 +17,7 @@ from sklearn.utils.validation import (
 )
 
 from ._classes import check_class_count
+from ._doc_link import DocLinkMixin
 from ._linear import LinearPredictMixin
 from ._nonfinite import raise_non_finite
 
@@ -53,7 +54,9 @@ def _check_separated(X, signs, coef, intercept):
         )
 
 
-class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator):
+class LinearProgramClassifier(
+    DocLinkMixin, LinearPredictMixin, ClassifierMixin, BaseEstimator
+):
     """A halfspace consistent with the sample, found by linear programming.
 
     The empirical risk minimizer over halfspaces of lecture 5 (section 5.1):

@@ -23,6 +23,7 @@ from sklearn.utils.validation import (
 )
 
 from ._classes import check_finite_scores
+from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -40,7 +41,7 @@ _REMEDY = (
 )
 
 
-class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
+class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     """A ReLU network whose output units learn with the margin loss.
 
     The network of Section 3 of "On the Perceptron's Compression": hidden
