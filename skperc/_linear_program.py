@@ -155,6 +155,11 @@ class LinearProgramClassifier(
     on huge input makes :meth:`decision_function` and :meth:`predict`
     raise the same error rather than return it or a class from it.
 
+    The decision values are margins, not probabilities, and the classifier
+    has no ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, as for
+    :class:`~sklearn.svm.LinearSVC` (see :ref:`probabilities`).
+
     References
     ----------
     .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.

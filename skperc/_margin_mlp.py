@@ -238,8 +238,13 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
     ``learning_rate_init``. The weights are then those of the failed step:
     fit again. An output beyond the float range on huge input makes
-    :meth:`decision_function`, :meth:`predict` and :meth:`predict_proba`
-    raise the same error.
+    :meth:`decision_function` and :meth:`predict` raise the same error.
+
+    The outputs are margins, not probabilities, and the network has no
+    ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, which maps the
+    outputs to probabilities fitted on held-out data (see
+    :ref:`probabilities`).
 
     References
     ----------
