@@ -184,7 +184,6 @@ def _linear_scores(X, coef, intercept, opv):
 def _convert_linear_classifier(scope, operator, container):
     """The converter of MarginPerceptron and LinearProgramClassifier."""
     estimator = operator.raw_operator
-    check_is_fitted(estimator)
     opv = container.target_opset
     X = _input(operator, np.float64, opv)
     scores = _linear_scores(
@@ -335,7 +334,6 @@ def _kernel_matrix(estimator, X, opv):
 def _convert_kernel_perceptron(scope, operator, container):
     """The converter of KernelPerceptron."""
     estimator = operator.raw_operator
-    check_is_fitted(estimator)
     opv = container.target_opset
     X = _input(operator, np.float64, opv)
     dual_coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
@@ -361,7 +359,6 @@ def _convert_kernel_perceptron(scope, operator, container):
 def _convert_margin_mlp(scope, operator, container):
     """The converter of MarginMLPClassifier."""
     estimator = operator.raw_operator
-    check_is_fitted(estimator)
     opv = container.target_opset
     # float64 unless both the weights and the input are float32, as the
     # estimator's products promote
@@ -386,7 +383,6 @@ def _convert_margin_mlp(scope, operator, container):
 def _convert_halving(scope, operator, container):
     """The converter of HalvingClassifier over decision stumps."""
     estimator = operator.raw_operator
-    check_is_fitted(estimator)
     opv = container.target_opset
     X = _input(operator, np.float64, opv)
     scores = stump_vote_margins(estimator, X, opv)
@@ -397,6 +393,8 @@ def _parse_classifier(scope, model, inputs, custom_parsers=None):
     """The operator of ``model`` with skl2onnx's two outputs of a classifier,
     the label and the scores, without ZipMap: the scores are decision
     values, as for SVC without probabilities."""
+    # before skl2onnx's shape calculator reads classes_
+    check_is_fitted(model)
     operator = scope.declare_local_operator(get_model_alias(type(model)), model)
     operator.inputs = inputs
     operator.outputs.append(scope.declare_local_variable("label", Int64TensorType()))

@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
@@ -249,6 +249,22 @@ def test_unconvertible_models_raise(estimator, message):
         estimator.fit(X, y)
     with pytest.raises(ValueError, match=message):
         skl2onnx.to_onnx(estimator, X[:1])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        MarginPerceptron(),
+        LinearProgramClassifier(),
+        KernelPerceptron(),
+        MarginMLPClassifier(),
+        HalvingClassifier(),
+    ],
+    ids=lambda estimator: type(estimator).__name__,
+)
+def test_unfitted_models_raise_not_fitted(estimator):
+    with pytest.raises(NotFittedError):
+        skl2onnx.to_onnx(estimator, np.zeros((1, 3)))
 
 
 def test_integral_float_and_boolean_labels_become_int64():
