@@ -3,6 +3,7 @@
 import re
 
 import skperc
+from skperc._doc_link import DOCUMENTATION_URL
 
 project = "skperc"
 author = "The skperc developers"
@@ -40,6 +41,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skperc {version}"
+# where the docs are served; the estimators' HTML repr links to its pages
+html_baseurl = DOCUMENTATION_URL
 html_theme_options = {"navigation_with_keys": False}
 
 

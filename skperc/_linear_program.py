@@ -18,6 +18,7 @@ from sklearn.utils.validation import (
 
 from ._atomic import atomic_fit
 from ._base import LinearPredictMixin, check_class_count
+from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
 from ._norms import power_of_two_exponents
 
@@ -81,7 +82,9 @@ def _check_separated(X, signs, coef, intercept):
         )
 
 
-class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator):
+class LinearProgramClassifier(
+    DocLinkMixin, LinearPredictMixin, ClassifierMixin, BaseEstimator
+):
     """A halfspace consistent with the sample, found by linear programming.
 
     The empirical risk minimizer over halfspaces of lecture 5 (section 5.1):
@@ -214,6 +217,11 @@ class LinearProgramClassifier(LinearPredictMixin, ClassifierMixin, BaseEstimator
     raises, or that ``KeyboardInterrupt`` or a limit stops, leaves the
     previous model, and one in another thread reads the old model or the
     new one.
+
+    The decision values are margins, not probabilities, and the classifier
+    has no ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, as for
+    :class:`~sklearn.svm.LinearSVC` (see :ref:`probabilities`).
 
     References
     ----------

@@ -23,6 +23,7 @@ from sklearn.utils.validation import (
 )
 
 from ._base import check_finite_scores
+from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -40,7 +41,7 @@ _REMEDY = (
 )
 
 
-class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
+class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     """A ReLU network whose output units learn with the margin loss.
 
     The network of Section 3 of "On the Perceptron's Compression": hidden
@@ -237,8 +238,13 @@ class MarginMLPClassifier(ClassifierMixin, BaseEstimator):
     example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
     ``learning_rate_init``. The weights are then those of the failed step:
     fit again. An output beyond the float range on huge input makes
-    :meth:`decision_function`, :meth:`predict` and :meth:`predict_proba`
-    raise the same error.
+    :meth:`decision_function` and :meth:`predict` raise the same error.
+
+    The outputs are margins, not probabilities, and the network has no
+    ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, which maps the
+    outputs to probabilities fitted on held-out data (see
+    :ref:`probabilities`).
 
     References
     ----------

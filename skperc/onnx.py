@@ -1,0 +1,426 @@
+"""Export skperc's classifiers to ONNX with skl2onnx.
+
+Importing this module registers a converter for each classifier of skperc
+with :func:`skl2onnx.update_registered_converter`, with skl2onnx's shape
+calculator and parser of classifiers, so that :func:`skl2onnx.to_onnx`
+converts them alone or as a step of a pipeline::
+
+    import skperc.onnx  # noqa: F401  (registers the converters)
+    from skl2onnx import to_onnx
+
+    onx = to_onnx(pipeline, X[:1])
+
+It needs the extra ``onnx`` (``pip install "skperc[onnx]"``: skl2onnx and
+onnxruntime); ``import skperc`` does not import this module.
+
+The graph has the two outputs of skl2onnx's classifiers, ``label`` and the
+decision values, named ``probabilities`` as for scikit-learn's classifiers
+without ``predict_proba`` (:class:`~sklearn.svm.SVC` with
+``probability=False``): the columns ``[-f, f]`` of a binary problem, one
+column per class otherwise. They are not probabilities, so no ZipMap is
+added (the option ``zipmap`` is accepted and has no effect); the option
+``nocl=True`` gives the labels ``0, ..., n_classes - 1``. For
+probabilities, calibrate first (see :ref:`probabilities`).
+
+What is converted:
+
+- :class:`~skperc.MarginPerceptron` and
+  :class:`~skperc.LinearProgramClassifier`: ``coef_`` and ``intercept_``;
+- :class:`~skperc.KernelPerceptron`: the sum over ``support_vectors_``
+  weighted by ``dual_coef_``, for every kernel given by name (``"linear"``,
+  ``"poly"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``, ``"chi2"``,
+  ``"additive_chi2"``, ``"cosine"`` and ``"inverse_dot"``); a callable
+  kernel or ``"precomputed"`` raises a ``ValueError``;
+- :class:`~skperc.MarginMLPClassifier`: the ReLU layers and the output
+  units;
+- :class:`~skperc.HalvingClassifier` over
+  :class:`~skperc.concepts.DecisionStumps` with ``randomized=False``: the
+  vote of each version space; other concept classes and randomized halving
+  raise a ``ValueError``.
+
+The graph computes as the estimator does: in float64 (float32 input is
+cast to it, as the estimators' input validation does), except a
+:class:`~skperc.MarginMLPClassifier` trained in float32 on float32 input.
+The labels are those of ``predict``, ``sign(0) = +1`` included: a binary
+decision value of exactly 0 gives ``classes_[1]`` (skl2onnx's own linear
+converters give ``classes_[0]``). The decision values are returned in the
+floating type of the input, so on float32 input they are those of
+``decision_function`` rounded to float32. The labels are strings, or
+int64 for integer, boolean and float labels (which a classifier accepts
+with integer values only).
+
+Two differences from the estimators remain: ONNX cannot raise, so input
+on which an estimator raises (decision values that overflow, negative
+values under the ``"chi2"`` kernels, ``nu <x, y> >= 1`` under
+``"inverse_dot"``) gives infinite or NaN decision values instead, and
+sparse input must be densified first, as ONNX tensors are dense.
+"""
+
+import numpy as np
+from skl2onnx import get_model_alias, update_registered_converter
+from skl2onnx.algebra.onnx_ops import (
+    OnnxAbs,
+    OnnxAdd,
+    OnnxArgMax,
+    OnnxCast,
+    OnnxConcat,
+    OnnxDiv,
+    OnnxEqual,
+    OnnxExp,
+    OnnxGather,
+    OnnxGreaterOrEqual,
+    OnnxIdentity,
+    OnnxMatMul,
+    OnnxMax,
+    OnnxMul,
+    OnnxNeg,
+    OnnxPow,
+    OnnxReciprocal,
+    OnnxReduceSumApi11,
+    OnnxRelu,
+    OnnxReshapeApi13,
+    OnnxSqrt,
+    OnnxSub,
+    OnnxTanh,
+    OnnxUnsqueezeApi11,
+    OnnxWhere,
+)
+from skl2onnx.common.data_types import (
+    Int64TensorType,
+    guess_numpy_type,
+    guess_tensor_type,
+)
+from skl2onnx.common.shape_calculator import (
+    calculate_linear_classifier_output_shapes,
+)
+from skl2onnx.common.utils_classifier import get_label_classes
+from skl2onnx.proto import onnx_proto
+from sklearn.preprocessing import normalize
+from sklearn.utils.validation import check_is_fitted
+
+from ._halving import HalvingClassifier
+from ._kernel_perceptron import KernelPerceptron
+from ._linear_program import LinearProgramClassifier
+from ._margin_mlp import MarginMLPClassifier
+from ._margin_perceptron import MarginPerceptron
+from ._onnx_halving import stump_vote_margins
+
+# skl2onnx's options of classifiers: "nocl" gives the labels 0, ...,
+# n_classes - 1; "zipmap", which skl2onnx's parser of pipelines sets on
+# every classifier, is accepted and has no effect (see _parse_classifier).
+_CLASSIFIER_OPTIONS = {"zipmap": [True, False, "columns"], "nocl": [False, True]}
+
+_PROTO_TYPES = {
+    np.dtype(np.float32): onnx_proto.TensorProto.FLOAT,
+    np.dtype(np.float64): onnx_proto.TensorProto.DOUBLE,
+}
+
+
+def _cast(node, node_dtype, dtype, opv):
+    """``node``, of ``node_dtype``, cast to ``dtype`` unless it already is."""
+    if np.dtype(node_dtype) == np.dtype(dtype):
+        return node
+    return OnnxCast(node, to=_PROTO_TYPES[np.dtype(dtype)], op_version=opv)
+
+
+def _input(operator, dtype, opv):
+    """The input of ``operator`` cast to ``dtype``."""
+    X = operator.inputs[0]
+    return _cast(X, guess_numpy_type(X.type), dtype, opv)
+
+
+def _class_labels(classes):
+    """classes_ as the values of the label output: strings, or int64 (the
+    float labels of a classifier have integer values)."""
+    if classes.dtype.kind in "OUS":
+        return np.array([str(label) for label in classes], dtype=object)
+    return classes.astype(np.int64)
+
+
+def _write_classifier_outputs(scope, operator, container, scores, dtype):
+    """The label and decision value outputs of ``operator`` from the node
+    ``scores`` of ``dtype``, of shape (n_samples, n_problems), as
+    ``predict`` and ``decision_function`` give them (``sign(0) = +1``)."""
+    opv = container.target_opset
+    estimator = operator.raw_operator
+    labels = _class_labels(get_label_classes(scope, estimator))
+    label_out, scores_out = operator.outputs[:2]
+    out_dtype = guess_numpy_type(scores_out.type)
+    if len(labels) == 2:
+        # classes_[1] where f >= 0: ArgMax over [-f, f] would pick
+        # classes_[0] on a tie
+        index = OnnxCast(
+            OnnxGreaterOrEqual(scores, np.zeros(1, dtype=dtype), op_version=opv),
+            to=onnx_proto.TensorProto.INT64,
+            op_version=opv,
+        )
+        index = OnnxReshapeApi13(index, np.array([-1], dtype=np.int64), op_version=opv)
+        columns = OnnxConcat(
+            OnnxNeg(scores, op_version=opv), scores, axis=1, op_version=opv
+        )
+    else:
+        index = OnnxArgMax(scores, axis=1, keepdims=0, op_version=opv)
+        columns = scores
+    OnnxGather(labels, index, axis=0, op_version=opv, output_names=[label_out]).add_to(
+        scope, container
+    )
+    OnnxIdentity(
+        _cast(columns, dtype, out_dtype, opv),
+        op_version=opv,
+        output_names=[scores_out],
+    ).add_to(scope, container)
+
+
+def _linear_scores(X, coef, intercept, opv):
+    """X @ coef.T + intercept in the dtype of coef."""
+    dtype = coef.dtype
+    return OnnxAdd(
+        OnnxMatMul(X, np.ascontiguousarray(coef.T), op_version=opv),
+        intercept.astype(dtype),
+        op_version=opv,
+    )
+
+
+def _convert_linear_classifier(scope, operator, container):
+    """The converter of MarginPerceptron and LinearProgramClassifier."""
+    estimator = operator.raw_operator
+    opv = container.target_opset
+    X = _input(operator, np.float64, opv)
+    scores = _linear_scores(
+        X,
+        np.asarray(estimator.coef_, dtype=np.float64),
+        np.asarray(estimator.intercept_, dtype=np.float64),
+        opv,
+    )
+    _write_classifier_outputs(scope, operator, container, scores, np.float64)
+
+
+def _row_sums(X, opv):
+    """The sum of each row of X, of shape (n_samples, 1)."""
+    return OnnxReduceSumApi11(X, axes=[1], keepdims=1, op_version=opv)
+
+
+def _pairwise_terms(X, Y, opv):
+    """x_k and y_k of every pair of samples, of shapes (n_X, 1, n_features)
+    and (1, n_Y, n_features), which broadcast together."""
+    return OnnxUnsqueezeApi11(X, axes=[1], op_version=opv), Y[None, :, :]
+
+
+def _chi2_sums(X, Y, opv):
+    """sum_k (x_k - y_k)^2 / (x_k + y_k) of every pair, terms of x_k + y_k
+    = 0 counted as 0, as scikit-learn's additive_chi2_kernel does."""
+    x, y = _pairwise_terms(X, Y, opv)
+    difference = OnnxSub(x, y, op_version=opv)
+    total = OnnxAdd(x, y, op_version=opv)
+    ratio = OnnxWhere(
+        OnnxEqual(total, np.zeros(1), op_version=opv),
+        np.zeros(1),
+        OnnxDiv(OnnxMul(difference, difference, op_version=opv), total, op_version=opv),
+        op_version=opv,
+    )
+    return OnnxReduceSumApi11(ratio, axes=[2], keepdims=0, op_version=opv)
+
+
+def _kernel_matrix(estimator, X, opv):
+    """The kernel between X (float64) and the support vectors, as
+    KernelPerceptron computes it with pairwise_kernels or
+    inverse_dot_kernel."""
+    kernel = estimator.kernel
+    if callable(kernel) or kernel == "precomputed":
+        name = "a Python callable" if callable(kernel) else "'precomputed'"
+        raise ValueError(
+            f"A KernelPerceptron with kernel={name} cannot be converted to "
+            "ONNX: the graph computes the kernel itself, by name. Use a named "
+            "kernel (linear, poly, rbf, sigmoid, laplacian, chi2, "
+            "additive_chi2, cosine, inverse_dot)."
+        )
+    vectors = estimator.support_vectors_
+    if hasattr(vectors, "toarray"):
+        vectors = vectors.toarray()
+    vectors = np.asarray(vectors, dtype=np.float64)
+    # gamma=None resolves as KernelPerceptron resolves it, nu of inverse_dot too
+    gamma = (
+        1.0 / estimator.n_features_in_
+        if estimator.gamma is None
+        else float(estimator.gamma)
+    )
+
+    def scalar(value):
+        return np.array([value], dtype=np.float64)
+
+    def products():
+        return OnnxMatMul(X, np.ascontiguousarray(vectors.T), op_version=opv)
+
+    if kernel == "linear":
+        return products()
+    if kernel in ("poly", "polynomial"):
+        base = OnnxAdd(
+            OnnxMul(products(), scalar(gamma), op_version=opv),
+            scalar(estimator.coef0),
+            op_version=opv,
+        )
+        return OnnxPow(base, scalar(estimator.degree), op_version=opv)
+    if kernel == "sigmoid":
+        return OnnxTanh(
+            OnnxAdd(
+                OnnxMul(products(), scalar(gamma), op_version=opv),
+                scalar(estimator.coef0),
+                op_version=opv,
+            ),
+            op_version=opv,
+        )
+    if kernel == "rbf":
+        # scikit-learn's euclidean_distances: -2 x.y + ||x||^2 + ||y||^2, >= 0
+        squared = OnnxMax(
+            OnnxAdd(
+                OnnxAdd(
+                    OnnxMul(products(), scalar(-2.0), op_version=opv),
+                    _row_sums(OnnxMul(X, X, op_version=opv), opv),
+                    op_version=opv,
+                ),
+                (vectors**2).sum(axis=1)[None, :],
+                op_version=opv,
+            ),
+            scalar(0.0),
+            op_version=opv,
+        )
+        return OnnxExp(OnnxMul(squared, scalar(-gamma), op_version=opv), op_version=opv)
+    if kernel == "laplacian":
+        x, y = _pairwise_terms(X, vectors, opv)
+        distances = OnnxReduceSumApi11(
+            OnnxAbs(OnnxSub(x, y, op_version=opv), op_version=opv),
+            axes=[2],
+            keepdims=0,
+            op_version=opv,
+        )
+        return OnnxExp(
+            OnnxMul(distances, scalar(-gamma), op_version=opv), op_version=opv
+        )
+    if kernel == "chi2":
+        return OnnxExp(
+            OnnxMul(_chi2_sums(X, vectors, opv), scalar(-gamma), op_version=opv),
+            op_version=opv,
+        )
+    if kernel == "additive_chi2":
+        return OnnxNeg(_chi2_sums(X, vectors, opv), op_version=opv)
+    if kernel == "cosine":
+        # scikit-learn's normalize leaves a zero row as it is
+        norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
+        safe_norms = OnnxWhere(
+            OnnxEqual(norms, scalar(0.0), op_version=opv),
+            scalar(1.0),
+            norms,
+            op_version=opv,
+        )
+        return OnnxMatMul(
+            OnnxDiv(X, safe_norms, op_version=opv),
+            np.ascontiguousarray(normalize(vectors).T),
+            op_version=opv,
+        )
+    if kernel == "inverse_dot":
+        return OnnxReciprocal(
+            OnnxSub(
+                scalar(1.0),
+                OnnxMul(products(), scalar(gamma), op_version=opv),
+                op_version=opv,
+            ),
+            op_version=opv,
+        )
+    raise ValueError(
+        f"No ONNX converter for the kernel {kernel!r} of KernelPerceptron."
+    )
+
+
+def _convert_kernel_perceptron(scope, operator, container):
+    """The converter of KernelPerceptron."""
+    estimator = operator.raw_operator
+    opv = container.target_opset
+    X = _input(operator, np.float64, opv)
+    dual_coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
+    if dual_coef.shape[1] == 0:
+        # no support vector: f = 0 everywhere
+        scores = OnnxAdd(
+            OnnxMatMul(
+                X, np.zeros((estimator.n_features_in_, len(dual_coef))), op_version=opv
+            ),
+            np.asarray(estimator.intercept_, dtype=np.float64),
+            op_version=opv,
+        )
+    else:
+        scores = _linear_scores(
+            _kernel_matrix(estimator, X, opv),
+            dual_coef,
+            np.asarray(estimator.intercept_, dtype=np.float64),
+            opv,
+        )
+    _write_classifier_outputs(scope, operator, container, scores, np.float64)
+
+
+def _convert_margin_mlp(scope, operator, container):
+    """The converter of MarginMLPClassifier."""
+    estimator = operator.raw_operator
+    opv = container.target_opset
+    # float64 unless both the weights and the input are float32, as the
+    # estimator's products promote
+    float32_input = guess_numpy_type(operator.inputs[0].type) == np.float32
+    if float32_input and estimator.coefs_[0].dtype == np.float32:
+        dtype = np.float32
+    else:
+        dtype = np.float64
+    activation = _input(operator, dtype, opv)
+    n_layers = len(estimator.coefs_)
+    for layer, (coef, intercept) in enumerate(
+        zip(estimator.coefs_, estimator.intercepts_, strict=True)
+    ):
+        activation = _linear_scores(
+            activation, coef.T.astype(dtype), intercept.astype(dtype), opv
+        )
+        if layer < n_layers - 1:
+            activation = OnnxRelu(activation, op_version=opv)
+    _write_classifier_outputs(scope, operator, container, activation, dtype)
+
+
+def _convert_halving(scope, operator, container):
+    """The converter of HalvingClassifier over decision stumps."""
+    estimator = operator.raw_operator
+    opv = container.target_opset
+    X = _input(operator, np.float64, opv)
+    scores = stump_vote_margins(estimator, X, opv)
+    _write_classifier_outputs(scope, operator, container, scores, np.float64)
+
+
+def _parse_classifier(scope, model, inputs, custom_parsers=None):
+    """The operator of ``model`` with skl2onnx's two outputs of a classifier,
+    the label and the scores, without ZipMap: the scores are decision
+    values, as for SVC without probabilities."""
+    # before skl2onnx's shape calculator reads classes_
+    check_is_fitted(model)
+    operator = scope.declare_local_operator(get_model_alias(type(model)), model)
+    operator.inputs = inputs
+    operator.outputs.append(scope.declare_local_variable("label", Int64TensorType()))
+    operator.outputs.append(
+        scope.declare_local_variable("probabilities", guess_tensor_type(inputs[0].type))
+    )
+    return operator.outputs
+
+
+def _register():
+    converters = {
+        MarginPerceptron: _convert_linear_classifier,
+        LinearProgramClassifier: _convert_linear_classifier,
+        KernelPerceptron: _convert_kernel_perceptron,
+        MarginMLPClassifier: _convert_margin_mlp,
+        HalvingClassifier: _convert_halving,
+    }
+    for estimator, converter in converters.items():
+        update_registered_converter(
+            estimator,
+            f"Skperc{estimator.__name__}",
+            calculate_linear_classifier_output_shapes,
+            converter,
+            parser=_parse_classifier,
+            options=_CLASSIFIER_OPTIONS,
+        )
+
+
+_register()

@@ -1,0 +1,288 @@
+"""The ONNX graphs of skperc.onnx, run in onnxruntime, give the labels of
+predict and the decision values of decision_function."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+from skperc import (
+    HalvingClassifier,
+    KernelPerceptron,
+    LinearProgramClassifier,
+    MarginMLPClassifier,
+    MarginPerceptron,
+)
+
+REASON = "the ONNX export needs the extra onnx: pip install -e '.[onnx]'"
+skl2onnx = pytest.importorskip("skl2onnx", reason=REASON)
+onnxruntime = pytest.importorskip("onnxruntime", reason=REASON)
+import skperc.onnx  # noqa: E402, F401  (registers the converters)
+
+DTYPES = [np.float64, np.float32]
+
+
+def _binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[::2], y[::2]
+
+
+def _multiclass():
+    return load_wine(return_X_y=True)
+
+
+def _iris_strings():
+    X, y = load_iris(return_X_y=True)
+    return X, np.array(["setosa", "versicolor", "virginica"])[y]
+
+
+def _binary_strings():
+    X, y = _binary()
+    return X, np.array(["benign", "malignant"], dtype=object)[1 - y]
+
+
+def _signed_labels():
+    X, y = _multiclass()
+    return X, np.array([-5, 3, 7])[y]
+
+
+# (estimator, data, scaler): every configuration runs in a pipeline
+# after the scaler. The chi2 kernels and inverse_dot need non-negative or
+# small inputs: MaxAbsScaler on the non-negative data gives both.
+CASES = [
+    (MarginPerceptron(random_state=0), _binary, StandardScaler),
+    (MarginPerceptron(beta="scale", average=True, random_state=0), _multiclass, None),
+    (MarginPerceptron(beta="power", random_state=0), _iris_strings, None),
+    (
+        MarginPerceptron(beta=1.0, fit_intercept=False, shuffle=False),
+        _signed_labels,
+        None,
+    ),
+    (MarginPerceptron(beta=0.5, average=True, random_state=0), _binary_strings, None),
+    (LinearProgramClassifier(C=1.0), _binary, None),
+    (LinearProgramClassifier(objective="l1_margin", C=10.0), _iris_strings, None),
+    (LinearProgramClassifier(C=0.5, fit_intercept=False), _multiclass, None),
+    (KernelPerceptron(random_state=0, max_iter=10), _binary, None),
+    (
+        KernelPerceptron(kernel="linear", average=True, random_state=0),
+        _multiclass,
+        None,
+    ),
+    (
+        KernelPerceptron(kernel="poly", degree=2, gamma=0.5, random_state=0),
+        _iris_strings,
+        None,
+    ),
+    (KernelPerceptron(kernel="poly", beta="scale", max_iter=10), _binary_strings, None),
+    (KernelPerceptron(kernel="sigmoid", gamma=0.01, max_iter=5), _binary, None),
+    (KernelPerceptron(kernel="rbf", budget=15, max_iter=5), _signed_labels, None),
+    (
+        KernelPerceptron(kernel="rbf", budget=10, average=True, max_iter=5),
+        _binary,
+        None,
+    ),
+    (KernelPerceptron(kernel="laplacian", beta="power", max_iter=5), _multiclass, None),
+    (KernelPerceptron(kernel="cosine", random_state=0, max_iter=10), _binary, None),
+    (KernelPerceptron(kernel="chi2", max_iter=5), _multiclass, MaxAbsScaler),
+    (KernelPerceptron(kernel="additive_chi2", max_iter=5), _iris_strings, MaxAbsScaler),
+    (
+        KernelPerceptron(kernel="inverse_dot", gamma=0.01, max_iter=5),
+        _binary,
+        MaxAbsScaler,
+    ),
+    (MarginMLPClassifier((8,), max_iter=30, random_state=0), _binary, None),
+    (
+        MarginMLPClassifier((8, 4), beta="power", max_iter=30, random_state=0),
+        _iris_strings,
+        None,
+    ),
+    (
+        MarginMLPClassifier((16,), beta=0.0, max_iter=30, random_state=0),
+        _multiclass,
+        None,
+    ),
+    (HalvingClassifier(), _binary, None),
+    (HalvingClassifier(), _iris_strings, None),
+    (HalvingClassifier(), _signed_labels, None),
+]
+
+
+def _case_id(case):
+    estimator, data, _ = case
+    return f"{estimator!r}-{data.__name__}".replace(" ", "").replace("\n", "")
+
+
+def _session(model, X):
+    onx = skl2onnx.to_onnx(model, X[:1])
+    return onnxruntime.InferenceSession(
+        onx.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+
+
+def _run(model, X):
+    """The label and decision value outputs of model's graph on X."""
+    session = _session(model, X)
+    labels, scores = session.run(None, {session.get_inputs()[0].name: X})
+    return labels, scores
+
+
+def _expected_scores(model, X):
+    """decision_function as the graph gives it: [-f, f] for a binary problem."""
+    scores = model.decision_function(X)
+    return np.column_stack([-scores, scores]) if scores.ndim == 1 else scores
+
+
+def _assert_same_as_estimator(model, X):
+    labels, scores = _run(model, X)
+    assert_array_equal(labels, model.predict(X))
+    expected = _expected_scores(model, X)
+    assert scores.dtype == X.dtype
+    assert scores.shape == expected.shape
+    # float32 output is decision_function rounded to float32 (after a float32
+    # scaler, which skl2onnx rounds in its own way); float64 output differs
+    # by the order of the graph's sums, relative to the largest value (the
+    # kernel sums cancel)
+    relative = 4 * np.finfo(np.float32).eps if X.dtype == np.float32 else 1e-11
+    tolerance = relative * max(np.abs(expected).max(), 1e-300)
+    assert_allclose(scores, expected, rtol=0, atol=tolerance)
+
+
+def _fitted_pipeline(estimator, data, scaler, dtype):
+    X, y = data()
+    model = make_pipeline((scaler or StandardScaler)(), clone(estimator))
+    with warnings.catch_warnings():
+        # a few epochs keep the tests fast; the graph needs no convergence
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X.astype(dtype), y)
+    return model, X.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_pipeline_in_onnxruntime_gives_predict_and_decision_function(case, dtype):
+    model, X = _fitted_pipeline(*case, dtype)
+    _assert_same_as_estimator(model, X)
+    # data the model was not fitted on: spread beyond the training range
+    rng = np.random.RandomState(0)
+    X_new = (X.mean(axis=0) + 2 * X.std(axis=0) * rng.randn(50, X.shape[1])).astype(
+        dtype
+    )
+    if case[2] is MaxAbsScaler:
+        X_new = np.abs(X_new)
+    _assert_same_as_estimator(model, X_new)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mlp_trained_in_float32(dtype):
+    X, y = _multiclass()
+    model = make_pipeline(
+        StandardScaler(), MarginMLPClassifier((8,), max_iter=30, random_state=0)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X.astype(np.float32), y)
+    assert model[-1].coefs_[0].dtype == np.float32
+    _assert_same_as_estimator(model, X.astype(dtype))
+
+
+def _zero_decision_models():
+    """Fitted binary models with a sample whose decision value is exactly 0."""
+    X, y = _binary()
+    X = StandardScaler().fit_transform(X)
+    origin = np.zeros((1, X.shape[1]))
+    models = [
+        (MarginPerceptron(fit_intercept=False, random_state=0).fit(X, y), origin),
+        (LinearProgramClassifier(fit_intercept=False, C=1.0).fit(X, y), origin),
+        (KernelPerceptron(kernel="linear", random_state=0).fit(X, y), origin),
+    ]
+    # an output layer of zero weights: every output is 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp = MarginMLPClassifier((4,), max_iter=5, random_state=0).fit(X, y)
+    mlp.coefs_[-1][:] = 0.0
+    mlp.intercepts_[-1][:] = 0.0
+    models.append((mlp, X[:5]))
+    # two features, each separating the two examples: on (1, 0) the two
+    # stumps of the version space disagree, a tied vote
+    halving = HalvingClassifier().fit([[0.0, 0.0], [1.0, 1.0]], ["no", "yes"])
+    models.append((halving, np.array([[1.0, 0.0], [0.0, 1.0]])))
+    return models
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "model, X", _zero_decision_models(), ids=lambda value: type(value).__name__
+)
+def test_zero_decision_value_gives_the_second_class(model, X, dtype):
+    X = X.astype(dtype)
+    assert_array_equal(model.decision_function(X), 0.0)
+    labels, scores = _run(model, X)
+    assert_array_equal(scores, 0.0)
+    assert_array_equal(labels, model.classes_[1])
+    assert_array_equal(labels, model.predict(X))
+
+
+@pytest.mark.parametrize(
+    "estimator, message",
+    [
+        (KernelPerceptron(kernel=lambda x, y: float(x @ y)), "a Python callable"),
+        (KernelPerceptron(kernel="precomputed"), "'precomputed'"),
+        (HalvingClassifier(randomized=True, random_state=0), "randomized=True"),
+        (HalvingClassifier(concepts="conjunctions"), "Conjunctions"),
+    ],
+    ids=["callable", "precomputed", "randomized", "conjunctions"],
+)
+def test_unconvertible_models_raise(estimator, message):
+    rng = np.random.RandomState(0)
+    X = rng.randint(2, size=(30, 3)).astype(np.float64)
+    y = X[:, 0].astype(int)
+    if estimator.get_params().get("kernel") == "precomputed":
+        X = X @ X.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator.fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        skl2onnx.to_onnx(estimator, X[:1])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        MarginPerceptron(),
+        LinearProgramClassifier(),
+        KernelPerceptron(),
+        MarginMLPClassifier(),
+        HalvingClassifier(),
+    ],
+    ids=lambda estimator: type(estimator).__name__,
+)
+def test_unfitted_models_raise_not_fitted(estimator):
+    with pytest.raises(NotFittedError):
+        skl2onnx.to_onnx(estimator, np.zeros((1, 3)))
+
+
+def test_integral_float_and_boolean_labels_become_int64():
+    X, y = _binary()
+    X = StandardScaler().fit_transform(X)
+    for labels in (y.astype(np.float64), y.astype(bool)):
+        clf = MarginPerceptron(random_state=0).fit(X, labels)
+        onnx_labels, _ = _run(clf, X)
+        assert onnx_labels.dtype == np.int64
+        assert_array_equal(onnx_labels, clf.predict(X).astype(np.int64))
+
+
+def test_nocl_gives_class_indices():
+    X, y = _iris_strings()
+    clf = make_pipeline(StandardScaler(), HalvingClassifier()).fit(X, y)
+    onx = skl2onnx.to_onnx(clf, X[:1], options={id(clf[-1]): {"nocl": True}})
+    session = onnxruntime.InferenceSession(
+        onx.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    labels, _ = session.run(None, {session.get_inputs()[0].name: X})
+    assert_array_equal(labels, np.searchsorted(clf.classes_, clf.predict(X)))
