@@ -21,6 +21,7 @@ from ._compat import (
     _fit_context,
     get_chunk_n_rows,
 )
+from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
 from ._margin_perceptron_fast import smallest_margins
 from ._nonfinite import raise_non_finite
@@ -272,7 +273,9 @@ def warn_not_converged(estimator):
 
 
 @fill_doc
-class BasePerceptron(DecisionPredictMixin, ClassifierMixin, BaseEstimator):
+class BasePerceptron(
+    DocLinkMixin, DecisionPredictMixin, ClassifierMixin, BaseEstimator
+):
     """The fit sequence of the margin perceptrons, written once.
 
     A subclass implements ``_validation`` (the keyword arguments of

@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
+from ._doc_link import DocLinkMixin
 from ._base import check_class_count, classes_from_scores, partial_fit_codes
 from .concepts import (
     ConceptClass,
@@ -31,7 +32,7 @@ _NAMED_CONCEPTS = {
 _VALIDATION = dict(dtype=np.float64, order="C")
 
 
-class HalvingClassifier(ClassifierMixin, BaseEstimator):
+class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     """The halving algorithm and randomized halving over a finite class.
 
     The version space ``K`` starts as the whole finite concept class ``C``
@@ -175,6 +176,12 @@ class HalvingClassifier(ClassifierMixin, BaseEstimator):
     model or the new one, and a fit that raises leaves the previous model
     (or an unfitted estimator) as it was. The fits of one estimator take a
     lock, so that concurrent :meth:`partial_fit` calls run one at a time.
+
+    The vote margins are not probabilities, and the classifier has no
+    ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV` (see
+    :ref:`probabilities`); with ``randomized=True`` the decision values are
+    -1 and +1, and the calibration maps each to one probability.
 
     References
     ----------

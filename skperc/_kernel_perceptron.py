@@ -299,6 +299,12 @@ class KernelPerceptron(BasePerceptron):
     :meth:`decision_function` and :meth:`predict` raise the same error
     rather than return it or a class from it.
 
+    The decision values are margins in the feature space, not
+    probabilities, and the kernel perceptron has no ``predict_proba``: for
+    probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, as scikit-learn
+    recommends for :class:`~sklearn.svm.SVC` (see :ref:`probabilities`).
+
     References
     ----------
     .. [1] M. A. Aizerman, E. M. Braverman and L. I. Rozonoer, "Theoretical

@@ -246,6 +246,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     on huge input makes :meth:`decision_function` and :meth:`predict`
     raise the same error rather than return it or a class from it.
 
+    The decision values are margins, not probabilities, and the perceptron
+    has no ``predict_proba``: for probabilities, wrap it in
+    :class:`~sklearn.calibration.CalibratedClassifierCV`, as for
+    :class:`~sklearn.linear_model.Perceptron` (see :ref:`probabilities`).
+
     References
     ----------
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for

@@ -8,7 +8,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import estimator_html_repr
 
-from skperc import LinearProgramClassifier, MarginMLPClassifier
+import skperc
 from skperc._doc_link import DOCUMENTATION_URL
 
 API = Path(__file__).parents[1] / "doc" / "api.rst"
@@ -26,7 +26,10 @@ def _api_pages():
     return pages
 
 
-@pytest.mark.parametrize("estimator", [LinearProgramClassifier, MarginMLPClassifier])
+@pytest.mark.parametrize(
+    "estimator",
+    [getattr(skperc, name) for name in skperc.__all__ if name[0].isupper()],
+)
 def test_html_repr_links_to_the_api_page(estimator):
     page = f"generated/skperc.{estimator.__name__}.html"
     assert page in _api_pages()

@@ -1,5 +1,5 @@
 """The estimators in scikit-learn's ecosystem, for every configuration of
-tests/test_common.py where it applies: probabilities through
+tests/estimators.py where it applies: probabilities through
 CalibratedClassifierCV (self-training, soft voting, the log-loss and
 Brier scorers), dask-ml-style blockwise training and prediction over a
 dask array, skops files with the trusted types of the deployment guide,
@@ -25,19 +25,19 @@ from sklearn.model_selection import cross_validate, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.semi_supervised import SelfTrainingClassifier
-from test_common import ESTIMATORS
+from estimators import ESTIMATORS
 
 from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 from skperc.concepts import DecisionStumps
 
 DEPLOYMENT_GUIDE = Path(__file__).parents[1] / "doc" / "user_guide" / "deployment.rst"
 
-# The functions of test_common.py that some configurations hold: a user's
+# The functions of tests/estimators.py that some configurations hold: a user's
 # own code, which the guide leaves to the user to trust.
 TEST_FUNCTIONS = {
     "functools.partial",
-    "test_common._cosine_kernel",
-    "test_common._stump",
+    "estimators._cosine_kernel",
+    "estimators._stump",
 }
 
 
@@ -75,7 +75,7 @@ ALL = [pytest.param(estimator, id=_name(estimator)) for estimator in ESTIMATORS]
 
 
 def _data(n_classes):
-    # informative features first: the explicit concepts of test_common.py
+    # informative features first: the explicit concepts of tests/estimators.py
     # are stumps of the first feature (and of the last)
     X, y = make_classification(
         n_samples=150,
