@@ -44,6 +44,11 @@ def _points(X, name):
     return check_array(X, dtype=np.float64, input_name=name)
 
 
+def _transformed(projection, Z):
+    """``projection.transform(Z)`` as a float64 array."""
+    return np.asarray(projection.transform(Z), dtype=np.float64)
+
+
 def _threshold_run(Z, max_updates):
     """Algorithm 2 with ``beta = 1`` on the rows of ``Z``, all labelled
     ``+1``: while some row has ``w . z < 1``, add the next such row, in
@@ -614,7 +619,8 @@ def projection_margin_loss(
     ----------
     projection : fitted transformer
         A linear map without offset, such as a fitted
-        :class:`~sklearn.random_projection.GaussianRandomProjection`: its
+        :class:`~sklearn.random_projection.GaussianRandomProjection` or
+        :class:`~sklearn.random_projection.SparseRandomProjection`: its
         ``transform`` is applied to the rows of ``X`` and to the
         directions.
 
@@ -679,7 +685,7 @@ def projection_margin_loss(
             "projection must be a fitted transformer with a transform "
             f"method; got {type(projection).__name__}."
         )
-    if np.any(projection.transform(np.zeros((1, X.shape[1]))) != 0):
+    if np.any(_transformed(projection, np.zeros((1, X.shape[1]))) != 0):
         raise ValueError(
             "projection must be a linear map: it moves the origin, so margins "
             "through the origin are not carried over."
@@ -699,10 +705,8 @@ def projection_margin_loss(
             worst_loss=math.nan,
             kept=True,
         )
-    images = np.asarray(projection.transform(X), dtype=np.float64)
-    image_directions = np.asarray(
-        projection.transform(directions[robust]), dtype=np.float64
-    )
+    images = _transformed(projection, X)
+    image_directions = _transformed(projection, directions[robust])
     image_radius = np.linalg.norm(images, axis=1).max()
     image_norms = np.linalg.norm(image_directions, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -299,3 +299,12 @@ def test_projection_margin_loss_refuses_a_map_with_an_offset():
         projection_margin_loss(StandardScaler().fit(X), X, 0.1)
     with pytest.raises(TypeError, match="transform"):
         projection_margin_loss(np.eye(3), X, 0.1)
+
+
+def test_projection_margin_loss_takes_a_sparse_projection():
+    from sklearn.random_projection import SparseRandomProjection
+
+    X, y, w = make_basis_subsets(30, 1, random_state=0, return_coef=True)
+    A = SparseRandomProjection(n_components=3000, random_state=0).fit(X)
+    measured = projection_margin_loss(A, X, 0.3, directions=[w])
+    assert measured.n_partitions == 1 and measured.kept
