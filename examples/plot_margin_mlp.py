@@ -54,8 +54,12 @@ def make_models(seed):
     return {
         "beta = 0": MarginMLPClassifier(beta=0.0, **common),
         "beta = 1": MarginMLPClassifier(beta=1.0, **common),
-        "beta = t^(1-c), c = 0.5": MarginMLPClassifier(beta="power", c=0.5, **common),
-        "beta = t^(1-c), c = 0.75": MarginMLPClassifier(beta="power", c=0.75, **common),
+        "beta = t^(1-c), c = 0.5": MarginMLPClassifier(
+            beta="sublinear", c=0.5, **common
+        ),
+        "beta = t^(1-c), c = 0.75": MarginMLPClassifier(
+            beta="sublinear", c=0.75, **common
+        ),
         "MLPClassifier (cross-entropy)": MLPClassifier(**common),
     }
 

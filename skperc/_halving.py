@@ -6,15 +6,15 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
-from ._doc_link import DocLinkMixin
 from ._base import check_class_count, classes_from_scores, partial_fit_codes
+from ._compat import StrOptions, _fit_context
+from ._doc_link import DocLinkMixin
 from .concepts import (
     ConceptClass,
     Conjunctions,

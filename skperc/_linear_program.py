@@ -6,18 +6,17 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     validate_data,
 )
 
 from ._atomic import atomic_fit
 from ._base import LinearPredictMixin, check_class_count
+from ._compat import Interval, StrOptions, _check_sample_weight, _fit_context
 from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
 from ._norms import power_of_two_exponents

@@ -1,28 +1,34 @@
 """MarginMLPClassifier: a ReLU network trained with the margin loss."""
 
+import copy
+import math
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
-from sklearn.neural_network._stochastic_optimizers import (
-    AdamOptimizer,
-    SGDOptimizer,
-)
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, Options, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.extmath import row_norms, safe_sparse_dot
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
+from ._atomic import atomic_fit, consistent_read
 from ._base import check_finite_scores
+from ._compat import (
+    AdamOptimizer,
+    Interval,
+    Options,
+    SGDOptimizer,
+    StrOptions,
+    _check_sample_weight,
+    _fit_context,
+)
 from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
 from .schedules import (
@@ -34,11 +40,8 @@ from .schedules import (
 
 _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 
-# The weights of a run stopped by an overflow are those of its last step.
-_REMEDY = (
-    "or lower learning_rate_init. The model holds the weights of the failed "
-    "step: fit it again"
-)
+# A run stopped by an overflow leaves the model it started from.
+_REMEDY = "or lower learning_rate_init"
 
 
 class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
@@ -52,9 +55,11 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     when the unit classifies ``x`` correctly with a margin of at least
     ``beta_t``, and linear in ``G(x)`` otherwise. ``beta = 0`` makes every
     output unit a perceptron, ``beta = 1`` gives the hinge loss, and
-    ``beta = "power"`` lets the threshold grow with the number of updates
-    as ``t^(1 - c)``. The network is trained by mini-batch gradient descent
-    with back-propagation.
+    ``beta = "sublinear"`` lets the threshold grow with the number of
+    updates as ``t^(1 - c)``. The network is trained by mini-batch gradient
+    descent with back-propagation. With ``hidden_beta``, each hidden unit
+    also has a threshold of its own that follows its own updates (the
+    "internal clocks" of the end of Section 3).
 
     Read more in the :ref:`User Guide <margin_mlp>`.
 
@@ -65,13 +70,18 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         The number of units of each hidden layer. The paper uses one hidden
         layer of 800 or 300 units.
 
-    beta : float, "power" or ThresholdSchedule, default=1.0
+    beta : float, "sublinear" or ThresholdSchedule, default=1.0
         The margin ``beta_t`` the loss asks of every output unit.
 
         - a float ``>= 0``: a fixed margin; ``0`` is the perceptron's loss,
           ``1`` the hinge loss.
-        - ``"power"``: ``beta_t = t^(1 - c)``, where ``t`` is the number of
-          updates (gradient steps) made so far.
+        - ``"sublinear"``: ``beta_t = t^(1 - c)``, where ``t`` is the number
+          of updates (gradient steps) made so far: the
+          :class:`~skperc.schedules.SublinearThreshold` of Section 3.
+        - ``"power"``: the same, deprecated: in the perceptrons
+          ``beta="power"`` is the infinity-perceptron's
+          :class:`~skperc.schedules.PowerThreshold`, another schedule. It
+          warns with a ``FutureWarning``; use ``"sublinear"``.
         - a :class:`~skperc.schedules.ThresholdSchedule`: any schedule of
           :mod:`skperc.schedules`. It is asked for
           ``threshold(t + 1, rho)`` before the ``(t + 1)``-th update, where
@@ -81,9 +91,25 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
           ``"none"``): the output units are perceptrons on ``G(x)``.
 
     c : float, default=0.5
-        The exponent of ``beta="power"``, in the open interval (0, 1); it is
-        not used by the other thresholds. A smaller ``c`` makes the margin
-        grow faster.
+        The exponent of ``beta="sublinear"``, in the open interval (0, 1);
+        it is not used by the other thresholds. A smaller ``c`` makes the
+        margin grow faster.
+
+    hidden_beta : ThresholdSchedule or None, default=None
+        The internal clocks of the hidden units. With a schedule, hidden
+        unit ``j`` computes ``ReLU(z_j(x) - beta_j)``, its input ``z_j(x) =
+        v_j . a(x) + c_j`` (``a(x)`` the output of the layer below)
+        translated by its own threshold ``beta_j = threshold(tau_j + 1,
+        rho)``, where ``tau_j`` counts the updates of unit ``j`` so far and
+        ``rho`` follows the norms ``||a(x)||`` of the batches seen by the
+        schedule's ``radius_rule``, one ``rho`` per layer. An *update of a
+        hidden unit* is a gradient step in which some example of the batch,
+        of positive weight, reaches the unit active (``z_j(x) > beta_j``)
+        with a nonzero error back-propagated to it: exactly the steps in
+        which an example contributes to the gradient of the unit's incoming
+        weights. A unit that grows older with a threshold that grows is
+        active on fewer examples, and changes less. ``None`` translates no
+        hidden unit.
 
     solver : {"adam", "sgd"}, default="adam"
         The gradient descent method, with the meaning it has in
@@ -161,6 +187,16 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         ``coefs_[i]`` is the weight matrix from layer ``i`` to layer
         ``i + 1``, of the dtype of the training data.
 
+    hidden_n_updates_ : list of ndarray or None
+        With ``hidden_beta``, ``hidden_n_updates_[i][j]`` is the number of
+        updates of unit ``j`` of hidden layer ``i``, its clock ``tau_j``;
+        ``None`` without.
+
+    hidden_thresholds_ : list of ndarray or None
+        With ``hidden_beta``, the translation ``beta_j`` of each hidden unit
+        at the last gradient step, which :meth:`predict` uses; ``None``
+        without.
+
     intercepts_ : list of ndarray
         ``intercepts_[i]`` is the intercept vector of layer ``i + 1``.
 
@@ -189,7 +225,8 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         The number of training examples the solver has seen.
 
     n_updates_ : int
-        The number of gradient steps made: the ``t`` of ``beta="power"``.
+        The number of gradient steps made: the ``t`` of
+        ``beta="sublinear"``.
 
     n_layers_ : int
         The number of layers, input and output included.
@@ -236,9 +273,10 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     ``learning_rate_init``) stop training in the epoch where they appear
     with a ``ValueError`` that names the remedy: scale the input (for
     example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
-    ``learning_rate_init``. The weights are then those of the failed step:
-    fit again. An output beyond the float range on huge input makes
-    :meth:`decision_function` and :meth:`predict` raise the same error.
+    ``learning_rate_init``. The estimator then keeps the model it had
+    before the call (none, for a first fit). An output beyond the float
+    range on huge input makes :meth:`decision_function` and :meth:`predict`
+    raise the same error.
 
     The outputs are margins, not probabilities, and the network has no
     ``predict_proba``: for probabilities, wrap it in
@@ -266,7 +304,9 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     >>> from skperc import MarginMLPClassifier
     >>> X, y = load_digits(return_X_y=True)
     >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-    >>> clf = MarginMLPClassifier(beta="power", early_stopping=True, random_state=0)
+    >>> clf = MarginMLPClassifier(
+    ...     beta="sublinear", early_stopping=True, random_state=0
+    ... )
     >>> clf.fit(X_train, y_train).score(X_test, y_test) > 0.95
     True
     >>> clf.decision_function(X_test[:2]).shape
@@ -280,10 +320,11 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         ],
         "beta": [
             Interval(Real, 0, None, closed="left"),
-            StrOptions({"power"}),
+            StrOptions({"sublinear", "power"}),
             ThresholdSchedule,
         ],
         "c": [Interval(Real, 0, 1, closed="neither")],
+        "hidden_beta": [ThresholdSchedule, None],
         "solver": [StrOptions({"adam", "sgd"})],
         "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
         "momentum": [Interval(Real, 0, 1, closed="both")],
@@ -308,6 +349,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         *,
         beta=1.0,
         c=0.5,
+        hidden_beta=None,
         solver="adam",
         learning_rate_init=0.001,
         momentum=0.9,
@@ -325,6 +367,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.beta = beta
         self.c = c
+        self.hidden_beta = hidden_beta
         self.solver = solver
         self.learning_rate_init = learning_rate_init
         self.momentum = momentum
@@ -340,6 +383,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
     def fit(self, X, y, sample_weight=None):
         """Train for up to ``max_iter`` epochs, until the stopping rule.
 
@@ -363,6 +407,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
 
     @available_if(lambda est: est._check_no_early_stopping())
     @_fit_context(prefer_skip_nested_validation=True)
+    @atomic_fit
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one epoch over a batch, continuing the same run.
 
@@ -391,6 +436,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         """
         return self._fit(X, y, sample_weight, classes=classes, incremental=True)
 
+    @consistent_read
     def decision_function(self, X):
         """The output units ``o_k(x) = w_k . G(x) + b_k``.
 
@@ -407,6 +453,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         scores = self._outputs(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
+    @consistent_read
     def predict(self, X):
         """Predict a class for each sample: the largest output unit.
 
@@ -444,14 +491,24 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, **_VALIDATION)
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
-            outputs = self._forward(X)[-1]
+            outputs = self._forward(X, self.hidden_thresholds_)[-1]
         return check_finite_scores(outputs)
 
     def _schedule(self):
         """The margin schedule selected by beta and c, checked."""
         if isinstance(self.beta, ThresholdSchedule):
             schedule = self.beta
-        elif self.beta == "power":
+        elif isinstance(self.beta, str):
+            if self.beta == "power":
+                warnings.warn(
+                    'beta="power" of MarginMLPClassifier is SublinearThreshold '
+                    '(t^(1 - c)), which is named beta="sublinear"; "power" will '
+                    "name the infinity-perceptron's PowerThreshold, as in the "
+                    'perceptrons. Use beta="sublinear".',
+                    FutureWarning,
+                    # the caller of fit, past the two decorators
+                    stacklevel=6,
+                )
             schedule = SublinearThreshold(self.c)
         else:
             schedule = ConstantThreshold(self.beta)
@@ -465,6 +522,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
                 f"{self.hidden_layer_sizes!r}."
             )
         schedule = self._schedule()
+        clock = None if self.hidden_beta is None else _checked(self.hidden_beta)
         continuing = hasattr(self, "coefs_") and (incremental or self.warm_start)
         # A continued run keeps the features and classes it started with.
         X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
@@ -484,15 +542,21 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             # a sample too small for the split stops the fit before any work
             _check_validation_split(codes, self.validation_fraction)
         self._random_state = check_random_state(self.random_state)
-        if not continuing:
+        if continuing:
+            self._own_run_state(X.dtype, clock)
+        else:
             self.classes_ = run_classes
             self._initialize(
                 [X.shape[1], *hidden_layer_sizes.tolist(), targets.shape[1]],
                 X.dtype,
+                clock,
             )
         if not incremental or not continuing:
             self._start_stopping_rule()
-        if not incremental or not hasattr(self, "_optimizer"):
+        if incremental and hasattr(self, "_optimizer"):
+            # the optimizer counts its steps: the previous model's stays
+            self._optimizer = copy.copy(self._optimizer)
+        else:
             params = self.coefs_ + self.intercepts_
             if self.solver == "adam":
                 self._optimizer = AdamOptimizer(params, self.learning_rate_init)
@@ -516,9 +580,11 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             validation = (X_val, codes_val, weight_val)
         else:
             validation = None
-        self._run_epochs(X, targets, weight, schedule, validation, incremental)
+        self._run_epochs(X, targets, weight, schedule, clock, validation, incremental)
         if self.early_stopping:
             self.coefs_, self.intercepts_ = self._best_coefs, self._best_intercepts
+            self.hidden_n_updates_ = self._best_clocks
+            self.hidden_thresholds_ = self._best_thresholds
         if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
             raise_non_finite("the weights", "at the end of the run", _REMEDY)
         return self
@@ -561,7 +627,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             )
         return run_classes
 
-    def _initialize(self, layer_units, dtype):
+    def _initialize(self, layer_units, dtype, clock):
         """He-initialized weights, zero intercepts and fresh counters."""
         self.n_layers_ = len(layer_units)
         self.n_outputs_ = layer_units[-1]
@@ -579,6 +645,32 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         self.n_updates_ = 0
         self._radius = 0.0
         self.loss_curve_ = []
+        if clock is None:
+            self.hidden_n_updates_ = self.hidden_thresholds_ = None
+        else:
+            hidden_units = layer_units[1:-1]
+            self.hidden_n_updates_ = [np.zeros(n, dtype=np.int64) for n in hidden_units]
+            self._hidden_radius = [0.0] * len(hidden_units)
+            self.hidden_thresholds_ = [
+                _clock_thresholds(clock, counts, 0.0, dtype)
+                for counts in self.hidden_n_updates_
+            ]
+
+    def _own_run_state(self, dtype, clock):
+        """Copies of the state a continued run writes into, so that the
+        previous model (which may be read-only, memory-mapped) stays as
+        it was."""
+        self.coefs_ = [np.array(w) for w in self.coefs_]
+        self.intercepts_ = [np.array(b) for b in self.intercepts_]
+        self.loss_curve_ = list(self.loss_curve_)
+        if (clock is None) != (self.hidden_n_updates_ is None):
+            raise ValueError(
+                "hidden_beta must stay None, or stay a schedule, in a continued "
+                "run: the hidden units' clocks cannot start or stop midway."
+            )
+        if clock is not None:
+            self._hidden_radius = list(self._hidden_radius)
+            self.hidden_n_updates_ = list(self.hidden_n_updates_)
 
     def _start_stopping_rule(self):
         """A fresh state of the stopping rule, for each call of fit."""
@@ -589,13 +681,17 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             self.best_loss_ = None
             self._best_coefs = [w.copy() for w in self.coefs_]
             self._best_intercepts = [b.copy() for b in self.intercepts_]
+            self._best_clocks = self.hidden_n_updates_
+            self._best_thresholds = self.hidden_thresholds_
         else:
             self.validation_scores_ = None
             self.best_validation_score_ = None
             self.best_loss_ = np.inf
 
-    def _forward(self, X):
-        """The activations of every layer: X, the hidden ReLUs, the outputs."""
+    def _forward(self, X, translations):
+        """The activations of every layer: X, the hidden ReLUs, the outputs;
+        ``translations[i]`` (if not None) is subtracted from the input of
+        hidden layer ``i``."""
         activations = [X]
         for i, (coef, intercept) in enumerate(
             zip(self.coefs_, self.intercepts_, strict=True)
@@ -603,11 +699,45 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             z = safe_sparse_dot(activations[-1], coef, dense_output=True)
             z += intercept
             if i < len(self.coefs_) - 1:
+                if translations is not None:
+                    z -= translations[i]
                 np.maximum(z, 0, out=z)
             activations.append(z)
         return activations
 
-    def _run_epochs(self, X, targets, weight, schedule, validation, incremental):
+    def _clocked_forward(self, X, clock):
+        """The activations of a training step, each hidden layer translated
+        by the thresholds of its units' clocks, its radius following the
+        batch's inputs to it first."""
+        activations = [X]
+        thresholds = []
+        for i, (coef, intercept) in enumerate(
+            zip(self.coefs_, self.intercepts_, strict=True)
+        ):
+            z = safe_sparse_dot(activations[-1], coef, dense_output=True)
+            z += intercept
+            if i < len(self.coefs_) - 1:
+                if clock.radius_rule != "none":
+                    self._hidden_radius[i] = _follow_radius(
+                        self._hidden_radius[i],
+                        np.sqrt(row_norms(activations[-1], squared=True)),
+                        clock.radius_rule,
+                    )
+                thresholds.append(
+                    _clock_thresholds(
+                        clock,
+                        self.hidden_n_updates_[i],
+                        self._hidden_radius[i],
+                        z.dtype,
+                    )
+                )
+                z -= thresholds[-1]
+                np.maximum(z, 0, out=z)
+            activations.append(z)
+        self.hidden_thresholds_ = thresholds
+        return activations
+
+    def _run_epochs(self, X, targets, weight, schedule, clock, validation, incremental):
         n_samples = X.shape[0]
         batch_size = min(self.batch_size, n_samples)
         order = np.arange(n_samples)
@@ -628,7 +758,9 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             epoch_loss = 0.0
             for start in range(0, n_samples, batch_size):
                 rows = order[start : start + batch_size]
-                epoch_loss += self._step(X[rows], targets[rows], weight[rows], schedule)
+                epoch_loss += self._step(
+                    X[rows], targets[rows], weight[rows], schedule, clock
+                )
             loss = epoch_loss / total_weight if total_weight > 0 else 0.0
             # A weight that overflowed may not reach the outputs (ReLU maps
             # -inf to 0): every epoch checks them all.
@@ -670,13 +802,16 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
                     "epochs and the optimization hasn't converged yet. Consider "
                     "increasing max_iter.",
                     ConvergenceWarning,
-                    # point at the caller of fit, past the _fit_context wrapper
-                    stacklevel=5,
+                    # point at the caller of fit, past the two decorators
+                    stacklevel=6,
                 )
 
-    def _step(self, X, targets, weight, schedule):
+    def _step(self, X, targets, weight, schedule, clock):
         """One gradient step on a batch; returns the batch's weighted loss sum."""
-        activations = self._forward(X)
+        if clock is None:
+            activations = self._forward(X, None)
+        else:
+            activations = self._clocked_forward(X, clock)
         if not np.isfinite(activations[-1]).all():
             raise_non_finite(
                 "the output of the network",
@@ -690,7 +825,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
                 np.linalg.norm(activations[-2], axis=1),
                 schedule.radius_rule,
             )
-        beta = schedule.threshold(self.n_updates_ + 1, self._radius)
+        beta = _checked_threshold(schedule, self.n_updates_ + 1, self._radius)
         margins = targets * activations[-1]
         losses = np.maximum(beta - margins, 0).sum(axis=1)
         batch_weight = weight.sum()
@@ -708,6 +843,11 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             if layer > 0:
                 delta = delta @ self.coefs_[layer].T
                 delta *= activations[layer] > 0
+                if clock is not None:
+                    # a new array: the previous model's counts stay
+                    self.hidden_n_updates_[layer - 1] = self.hidden_n_updates_[
+                        layer - 1
+                    ] + (delta != 0).any(axis=0)
         self._optimizer.update_params(
             self.coefs_ + self.intercepts_, coef_grads + intercept_grads
         )
@@ -735,10 +875,12 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             self.best_validation_score_ = score
             self._best_coefs = [w.copy() for w in self.coefs_]
             self._best_intercepts = [b.copy() for b in self.intercepts_]
+            self._best_clocks = self.hidden_n_updates_
+            self._best_thresholds = self.hidden_thresholds_
 
     def _accuracy(self, X, codes, weight):
         """Weighted accuracy on validated data, given as class indices."""
-        predicted = _predicted_codes(self._forward(X)[-1])
+        predicted = _predicted_codes(self._forward(X, self.hidden_thresholds_)[-1])
         return float(np.average(predicted == codes, weights=weight))
 
 
@@ -774,3 +916,23 @@ def _follow_radius(radius, norms, rule):
         if norm > radius:
             radius = 2.0 * float(norm)
     return radius
+
+
+def _checked_threshold(schedule, t, radius):
+    """``schedule.threshold(t, radius)``, refused unless a finite number
+    ``>= 0``, with the message of the perceptrons."""
+    value = float(schedule.threshold(t, radius))
+    if not (value >= 0.0 and math.isfinite(value)):
+        raise ValueError(
+            f"{type(schedule).__name__}.threshold({t}, {radius!r}) returned "
+            f"{value!r}; a threshold must be a finite number >= 0."
+        )
+    return value
+
+
+def _clock_thresholds(clock, counts, radius, dtype):
+    """The threshold of each unit from its update count: ``threshold(count
+    + 1, radius)``, asked once per distinct count."""
+    distinct, position = np.unique(counts, return_inverse=True)
+    values = [_checked_threshold(clock, int(count) + 1, radius) for count in distinct]
+    return np.asarray(values, dtype=dtype)[position.reshape(-1)]

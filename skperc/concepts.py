@@ -32,9 +32,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._compat import Interval
 from ._version_spaces import ListedVersionSpaces, StumpVersionSpaces
 
 __all__ = [

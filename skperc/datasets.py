@@ -2,8 +2,9 @@
 
 Separable data of known margin and radius, the hard instance of Anthony and
 Shawe-Taylor, the standard-basis adversary that forces any online learner
-into ``ceil(1 / delta^2)`` mistakes, and the two-point example where the
-infinity-perceptron's running time is sharp.
+into ``ceil(1 / delta^2)`` mistakes, the two-point example where the
+infinity-perceptron's running time is sharp, and the standard-basis subsets
+that make Theorem 7 of the compression paper nearly sharp.
 """
 
 import math
@@ -12,13 +13,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+
+from ._compat import Interval, validate_params
 
 __all__ = [
     "make_margin_classification",
     "make_nested_boolean",
     "adversarial_basis_mistakes",
     "make_two_point_example",
+    "make_basis_subsets",
 ]
 
 
@@ -327,3 +330,82 @@ def make_two_point_example(epsilon):
     first = math.sqrt(1 - epsilon**2)
     X = np.array([[first, epsilon], [first, -epsilon]])
     return X, np.array([1, -1])
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        "n_positive": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "return_coef": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_basis_subsets(n_samples, n_positive, *, random_state=None, return_coef=False):
+    """Example 1: a subset of the standard basis, a robust concept.
+
+    Example 1 of "On the Perceptron's Compression": the ``n`` standard unit
+    vectors ``e_i``, a random subset ``I`` of ``k`` of them labelled ``+1``
+    and the others ``-1``. Each of the ``C(n, k)`` subsets is separated with
+    margin ``Omega(1 / sqrt(k))``, which makes the bound
+    ``(2 (n + 1))^(1 / eps^2)`` of Theorem 7 nearly sharp. The margin needs
+    a threshold, so the vectors are lifted to ``(e_i + e_{n+1}) / sqrt(2)``
+    (norm 1): the unit vector along ``(1_I, -1/2)`` separates the labels
+    through the origin with margin ``1 / sqrt(2 (4 k + 1))``.
+
+    Parameters
+    ----------
+    n_samples : int
+        The number of points ``n``, at least 2.
+
+    n_positive : int
+        The size ``k`` of the subset labelled ``+1``, in ``[1, n)``.
+
+    random_state : int, RandomState instance or None, default=None
+        The seed of the subset.
+
+    return_coef : bool, default=False
+        Whether to return the separating unit vector as well.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_samples + 1)
+        The lifted unit vectors.
+
+    y : ndarray of shape (n_samples,)
+        ``+1`` on the subset, ``-1`` elsewhere.
+
+    coef : ndarray of shape (n_samples + 1,)
+        The unit vector of margin ``1 / sqrt(2 (4 k + 1))``; only when
+        ``return_coef=True``.
+
+    See Also
+    --------
+    skperc.geometry.robust_partitions_bound : Theorem 7.
+
+    References
+    ----------
+    .. [1] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
+       Perceptron's Compression", CiE 2020, Example 1.
+
+    Examples
+    --------
+    >>> from skperc.datasets import make_basis_subsets
+    >>> from skperc.metrics import margin
+    >>> X, y, w = make_basis_subsets(5, 2, random_state=0, return_coef=True)
+    >>> X.shape, int((y == 1).sum()), round(margin(w, X, y), 6)
+    ((5, 6), 2, 0.235702)
+    """
+    if n_positive >= n_samples:
+        raise ValueError(
+            f"n_positive must be smaller than n_samples={n_samples}; got {n_positive}."
+        )
+    rng = check_random_state(random_state)
+    positive = rng.choice(n_samples, size=n_positive, replace=False)
+    X = np.hstack([np.eye(n_samples), np.ones((n_samples, 1))]) / math.sqrt(2)
+    y = -np.ones(n_samples, dtype=int)
+    y[positive] = 1
+    if not return_coef:
+        return X, y
+    coef = np.append(np.where(y == 1, 1.0, 0.0), -0.5)
+    return X, y, coef / np.linalg.norm(coef)

@@ -10,8 +10,9 @@ from numbers import Real
 
 import numpy as np
 from sklearn.metrics.pairwise import check_pairwise_arrays
-from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import safe_sparse_dot
+
+from ._compat import Interval, validate_params
 
 __all__ = ["inverse_dot_kernel"]
 

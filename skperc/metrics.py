@@ -17,11 +17,11 @@ import scipy.sparse as sp
 from scipy.optimize import nnls
 from sklearn.pipeline import Pipeline
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from ._base import class_codes, first_class, linear_margins, problem_count
+from ._compat import Interval, StrOptions, validate_params
 from ._norms import power_of_two_scale, stable_norm, unit_margins
 from .schedules import (
     ConstantThreshold,

@@ -264,7 +264,7 @@ class SublinearThreshold(ThresholdSchedule):
     trains the output units of a neural network with the loss
     ``ReLU(beta_t - y o(x))`` and this threshold, after the analysis of
     Algorithm 4, which predicts that a smaller ``c`` (a faster growth)
-    gives a smaller error. It is the ``beta="power"`` threshold of
+    gives a smaller error. It is the ``beta="sublinear"`` threshold of
     :class:`~skperc.MarginMLPClassifier`; it does not follow the scale of
     the data.
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from estimators import ESTIMATORS
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
@@ -25,7 +26,6 @@ from sklearn.model_selection import cross_validate, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.semi_supervised import SelfTrainingClassifier
-from estimators import ESTIMATORS
 
 from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 from skperc.concepts import DecisionStumps

@@ -14,7 +14,12 @@ from sklearn.neural_network._stochastic_optimizers import (
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skperc import MarginMLPClassifier
-from skperc.schedules import ScaleThreshold, SublinearThreshold, ThresholdSchedule
+from skperc.schedules import (
+    ConstantThreshold,
+    ScaleThreshold,
+    SublinearThreshold,
+    ThresholdSchedule,
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +37,7 @@ def plain_gd(**params):
 
 @pytest.mark.parametrize(
     "beta, reference_beta",
-    [(0.0, 0.0), (1.0, 1.0), ("power", "power"), (ScaleThreshold(), "scale")],
+    [(0.0, 0.0), (1.0, 1.0), ("sublinear", "power"), (ScaleThreshold(), "scale")],
 )
 @pytest.mark.parametrize("hidden", [(7,), (6, 4)])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -100,7 +105,7 @@ def test_the_output_units_make_beta_perceptron_updates(blobs):
     assert 0 < np.mean(moved) < 1
 
 
-def test_the_power_margin_grows_as_t_to_the_one_minus_c(blobs):
+def test_the_sublinear_margin_grows_as_t_to_the_one_minus_c(blobs):
     X, y = blobs
 
     class Recorder(ThresholdSchedule):
@@ -213,11 +218,11 @@ def test_convergence_warning_and_stopping_rule(blobs):
 
 
 def test_a_moving_threshold_runs_its_max_iter_epochs():
-    # On digits the loss of beta="power" rises after a few epochs while the
+    # On digits the loss of beta="sublinear" rises after a few epochs while the
     # margin grows; watched like a constant margin's, it would stop the run
     # early, far from trained.
     X, y = load_digits(return_X_y=True)
-    clf = MarginMLPClassifier((32,), beta="power", max_iter=40, random_state=0)
+    clf = MarginMLPClassifier((32,), beta="sublinear", max_iter=40, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         clf.fit(X, y)
@@ -240,7 +245,7 @@ def test_early_stopping_keeps_the_best_epoch():
     X, y = load_digits(return_X_y=True)
     clf = MarginMLPClassifier(
         (32,),
-        beta="power",
+        beta="sublinear",
         early_stopping=True,
         n_iter_no_change=3,
         max_iter=200,
@@ -253,7 +258,7 @@ def test_early_stopping_keeps_the_best_epoch():
     best_epoch = clf.validation_scores_.index(clf.best_validation_score_) + 1
     again = MarginMLPClassifier(
         (32,),
-        beta="power",
+        beta="sublinear",
         early_stopping=True,
         n_iter_no_change=200,
         max_iter=best_epoch,
@@ -287,7 +292,7 @@ def test_warm_start_continues_the_run(blobs):
     [
         (dict(beta=-1.0), InvalidParameterError, "beta"),
         (dict(beta="scale"), InvalidParameterError, "beta"),
-        (dict(beta="power", c=1.0), InvalidParameterError, "'c'"),
+        (dict(beta="sublinear", c=1.0), InvalidParameterError, "'c'"),
         (dict(hidden_layer_sizes=(4, 0)), ValueError, "positive integers"),
         (dict(solver="lbfgs"), InvalidParameterError, "solver"),
     ],
@@ -328,13 +333,291 @@ def test_a_continued_run_may_change_beta_and_early_stopping(blobs):
     X, y = blobs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = MarginMLPClassifier((8,), beta="power", max_iter=5, warm_start=True)
+        clf = MarginMLPClassifier((8,), beta="sublinear", max_iter=5, warm_start=True)
         clf.fit(X, y)
         clf.set_params(beta=1.0).fit(X, y)
         assert clf.best_loss_ == min(clf.loss_curve_[5:])
         clf.set_params(early_stopping=True).fit(X, y)
         assert len(clf.validation_scores_) == clf.n_iter_
-        online = MarginMLPClassifier((8,), beta="power")
+        online = MarginMLPClassifier((8,), beta="sublinear")
         online.partial_fit(X, y, classes=np.unique(y))
         online.set_params(beta=1.0).partial_fit(X, y)
         assert online.best_loss_ == online.loss_curve_[-1]
+
+
+def test_beta_power_warns_and_is_the_sublinear_threshold(blobs):
+    X, y = blobs
+    params = dict(hidden_layer_sizes=(6,), c=0.3, max_iter=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sublinear = MarginMLPClassifier(beta="sublinear", **params).fit(X, y)
+        with pytest.warns(FutureWarning, match='beta="sublinear"') as record:
+            power = MarginMLPClassifier(beta="power", **params).fit(X, y)
+    # the warning points at the caller
+    assert record[0].filename == __file__
+    for a, b in zip(sublinear.coefs_, power.coefs_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+# --- internal clocks of the hidden units ------------------------------------
+
+
+class _Recorder(ThresholdSchedule):
+    """sqrt of the update number, recording every call."""
+
+    radius_rule = "none"
+
+    def __init__(self):
+        self.calls = []
+
+    def threshold(self, t, radius):
+        self.calls.append(t)
+        return 0.05 * (t - 1) ** 0.5
+
+
+def test_a_hidden_unit_updates_when_its_incoming_weights_get_a_gradient(blobs):
+    """With plain gradient descent one example at a time, a unit's incoming
+    weights move exactly on its updates, and its clock counts them."""
+    X, y = blobs
+    clf = plain_gd(
+        hidden_layer_sizes=(8,),
+        hidden_beta=SublinearThreshold(c=0.5),
+        batch_size=1,
+        learning_rate_init=0.05,
+    )
+    clf.partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    counts = [clf.hidden_n_updates_[0].copy()]
+    moved_any = []
+    for x, label in zip(X[5:], y[5:], strict=True):
+        before = np.vstack([clf.coefs_[0], clf.intercepts_[0]]).copy()
+        count = clf.hidden_n_updates_[0].copy()
+        expected_beta = np.array(
+            [SublinearThreshold(c=0.5).threshold(n + 1, 0) for n in count]
+        )
+        clf.partial_fit(x[None], [label])
+        np.testing.assert_allclose(clf.hidden_thresholds_[0], expected_beta)
+        moved = (np.vstack([clf.coefs_[0], clf.intercepts_[0]]) != before).any(axis=0)
+        np.testing.assert_array_equal(clf.hidden_n_updates_[0] - count, moved)
+        moved_any.append(moved)
+        counts.append(clf.hidden_n_updates_[0].copy())
+    moved_any = np.array(moved_any)
+    # units moved on some steps and not on others: the check could fail
+    assert 0 < moved_any.mean() < 1
+    # the clocks differ between units
+    assert len(np.unique(counts[-1])) > 1
+
+
+def test_hidden_units_are_translated_by_their_thresholds(blobs):
+    X, y = blobs
+    schedule = _Recorder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = MarginMLPClassifier(
+            (7, 5), hidden_beta=schedule, max_iter=5, random_state=0
+        ).fit(X, y)
+    a = X
+    for layer in range(2):
+        z = a @ clf.coefs_[layer] + clf.intercepts_[layer]
+        a = np.maximum(z - clf.hidden_thresholds_[layer], 0)
+        assert clf.hidden_thresholds_[layer].shape == ((7, 5)[layer],)
+        assert np.all(clf.hidden_n_updates_[layer] <= clf.n_updates_)
+        # each threshold is the schedule's at an update count of its unit
+        counts = np.rint((clf.hidden_thresholds_[layer] / 0.05) ** 2)
+        assert np.all(counts <= clf.hidden_n_updates_[layer])
+        assert np.all(counts >= clf.hidden_n_updates_[layer] - 1)
+    outputs = a @ clf.coefs_[2] + clf.intercepts_[2]
+    np.testing.assert_allclose(clf.decision_function(X), outputs, rtol=1e-12)
+    # the schedule was asked with each unit's update count + 1
+    assert min(schedule.calls) == 1 and max(schedule.calls) <= clf.n_updates_ + 1
+    assert clf.hidden_thresholds_[0].std() > 0
+
+
+def test_zero_clocks_change_nothing(blobs):
+    X, y = blobs
+    params = dict(hidden_layer_sizes=(6, 4), max_iter=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = MarginMLPClassifier(**params).fit(X, y)
+        clocked = MarginMLPClassifier(hidden_beta=ConstantThreshold(0.0), **params).fit(
+            X, y
+        )
+    assert plain.hidden_n_updates_ is None and plain.hidden_thresholds_ is None
+    for a, b in zip(plain.coefs_, clocked.coefs_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_clocks_cannot_start_midway(blobs):
+    X, y = blobs
+    clf = MarginMLPClassifier((4,))
+    clf.partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="clocks"):
+        clf.set_params(hidden_beta=ConstantThreshold(1.0)).partial_fit(X, y)
+
+
+# --- failures, threads and read-only models ---------------------------------
+
+
+class _Returning(ThresholdSchedule):
+    radius_rule = "none"
+
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def threshold(self, t, radius):
+        return self.value
+
+
+@pytest.mark.parametrize("where", ["beta", "hidden_beta"])
+@pytest.mark.parametrize("value", [-1.0, np.nan, np.inf])
+def test_a_threshold_must_be_finite_and_non_negative(blobs, where, value):
+    X, y = blobs
+    clf = MarginMLPClassifier((4,), **{where: _Returning(value)})
+    with pytest.raises(ValueError, match="finite number >= 0") as error:
+        clf.fit(X, y)
+    assert "overflow" not in str(error.value) and "Scale" not in str(error.value)
+    assert repr(value) in str(error.value)
+
+
+def test_a_failed_refit_keeps_the_previous_model(blobs):
+    from sklearn.exceptions import NotFittedError
+
+    X, y = blobs
+    clf = MarginMLPClassifier((8,), max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    state = {k: v for k, v in vars(clf).items()}
+    coefs = [w.copy() for w in clf.coefs_]
+    predicted = clf.predict(X)
+    clf.set_params(solver="sgd", learning_rate_init=1e300)
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.fit(X, np.array(["a", "b", "c"])[y])
+    assert vars(clf).keys() == state.keys()
+    np.testing.assert_array_equal(clf.classes_, [0, 1, 2])
+    np.testing.assert_array_equal(clf.predict(X), predicted)
+    for a, b in zip(clf.coefs_, coefs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # a first fit that fails leaves an unfitted estimator
+    fresh = MarginMLPClassifier((8,), solver="sgd", learning_rate_init=1e300)
+    with pytest.raises(ValueError, match="non-finite"):
+        fresh.fit(X, y)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+
+
+@pytest.mark.parametrize("hidden_beta", [None, SublinearThreshold()])
+def test_partial_fit_does_not_write_into_the_previous_model(blobs, hidden_beta):
+    X, y = blobs
+    clf = MarginMLPClassifier((6,), hidden_beta=hidden_beta, random_state=0)
+    clf.partial_fit(X, y, classes=[0, 1, 2])
+    old = dict(vars(clf))
+    kept = {
+        name: [np.array(a, copy=True) for a in old[name] or []]
+        for name in ["coefs_", "intercepts_", "hidden_n_updates_", "loss_curve_"]
+    }
+    clf.partial_fit(X, y)
+    for name, arrays in kept.items():
+        for a, b in zip(old[name] or [], arrays, strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    assert old["_optimizer"].t == 1 and clf._optimizer.t == 2
+
+
+@pytest.mark.parametrize("hidden_beta", [None, SublinearThreshold()])
+def test_partial_fit_continues_a_read_only_loaded_model(blobs, hidden_beta, tmp_path):
+    import joblib
+
+    X, y = blobs
+    clf = MarginMLPClassifier((6,), hidden_beta=hidden_beta, random_state=0)
+    clf.partial_fit(X, y, classes=[0, 1, 2])
+    joblib.dump(clf, tmp_path / "model.joblib")
+    loaded = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+    assert not loaded.coefs_[0].flags.writeable
+    loaded.partial_fit(X, y)
+    clf.partial_fit(X, y)
+    for a, b in zip(loaded.coefs_, clf.coefs_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.fixture
+def frequent_thread_switches():
+    """Threads switched every microsecond, so that races show."""
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
+
+
+def test_refits_racing_predict_show_one_model(blobs, frequent_thread_switches):
+    import threading
+
+    X, y = blobs
+    binary = np.where(y == 0, "a", "b")
+    clf = MarginMLPClassifier((8,), max_iter=1, random_state=0).fit(X, y)
+    errors = []
+    stop = threading.Event()
+
+    def read():
+        try:
+            while not stop.is_set():
+                predicted = clf.predict(X)
+                scores = clf.decision_function(X)
+                assert set(predicted) <= {0, 1, 2} or set(predicted) <= {"a", "b"}
+                assert scores.ndim in (1, 2)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    for thread in readers:
+        thread.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(30):
+            clf.fit(X, binary)
+            clf.fit(X, y)
+    stop.set()
+    for thread in readers:
+        thread.join()
+    assert not errors, errors[:3]
+
+
+def test_concurrent_partial_fit_counts_every_call_and_reads_see_one_model(
+    blobs, frequent_thread_switches
+):
+    import threading
+
+    X, y = blobs
+    clf = MarginMLPClassifier((16,), batch_size=8, random_state=0)
+    clf.partial_fit(X, y, classes=[0, 1, 2])
+    errors = []
+    stop = threading.Event()
+
+    def train():
+        try:
+            for _ in range(10):
+                clf.partial_fit(X, y)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    def read():
+        try:
+            while not stop.is_set():
+                assert clf.predict(X).shape == (len(X),)
+                assert clf.decision_function(X).shape == (len(X), 3)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    trainers = [threading.Thread(target=train) for _ in range(3)]
+    for thread in readers + trainers:
+        thread.start()
+    for thread in trainers:
+        thread.join()
+    stop.set()
+    for thread in readers:
+        thread.join()
+    assert not errors
+    batches = -(-len(X) // 8)
+    assert clf.n_updates_ == 31 * batches and clf.t_ == 31 * len(X)
+    assert len(clf.loss_curve_) == 31
