@@ -7,7 +7,8 @@ Halving predicts by majority vote over the concepts still consistent with
 the labels, and makes at most ``log2 |C|`` mistakes on any stream labeled
 by a concept of the class ``C``; randomized halving predicts with one
 consistent concept drawn at random, and makes at most ``ln |C| + 1`` in
-expectation (notes 3, sections 3 and 4).
+expectation (sections 3 and 4 of S. O. Chan, "Notes 3: Perceptron and Halving
+algorithms", CSCI4230, The Chinese University of Hong Kong, 2019).
 
 The stream here is the hard one of the randomized bound's proof: stumps on
 one feature with thresholds ``0, 1, ..., r - 1``, the samples ``0, 1, 2,

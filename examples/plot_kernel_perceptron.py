@@ -4,7 +4,8 @@ The kernel perceptron and its compression
 =========================================
 
 No line separates a disc from the ring around it, but the polynomial kernel
-``(1 + x . x')^2`` of lecture 5 makes the circle ``x1^2 + x2^2 = r^2`` a
+``(1 + x . x')^2`` of R. Livni's "Lecture 5: Linear Classification"
+(Tel Aviv University) makes the circle ``x1^2 + x2^2 = r^2`` a
 hyperplane of its feature space. :class:`~skperc.KernelPerceptron` runs the
 perceptron there, and its output is a sum over the examples that made
 updates: the support vectors, circled below.

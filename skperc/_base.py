@@ -100,6 +100,18 @@ def first_class(classes):
     return 1 if len(classes) == 2 else 0
 
 
+def check_sparse_structure(X):
+    """Raise ValueError if X is a sparse matrix whose indices lie outside its
+    shape: SciPy builds such a matrix without complaint, and reading it as
+    it is sends a loop, compiled or SciPy's own, out of bounds. O(nnz)."""
+    if sp.issparse(X):
+        try:
+            X.check_format(full_check=True)
+        except ValueError as error:
+            raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
+    return X
+
+
 # ----------------------------------------------------------------------------
 # Decision values
 
@@ -220,6 +232,7 @@ class LinearPredictMixin(DecisionPredictMixin):
         X = validate_data(
             self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
         )
+        check_sparse_structure(X)
         scores = np.empty((X.shape[0], self.coef_.shape[0]))
         # float32 rows are converted a block at a time, within
         # working_memory, never all of X at once
@@ -334,6 +347,7 @@ class BasePerceptron(
         warm = self.warm_start and hasattr(self, "classes_")
         # A warm start keeps the features of the run it continues.
         X, y = validate_data(self, X, y, reset=not warm, **self._validation())
+        check_sparse_structure(X)
         self._check_input(X, warm)
         check_classification_targets(y)
         classes, codes = encode_labels(y)
@@ -384,6 +398,7 @@ class BasePerceptron(
         schedule = checked_schedule(self.beta, self.alpha)
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **self._validation())
+        check_sparse_structure(X)
         check_classification_targets(y)
         run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         weight = self._example_weights(X, y, codes, run_classes, sample_weight)

@@ -12,7 +12,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
-from ._base import check_class_count, classes_from_scores, partial_fit_codes
+from ._base import (
+    check_class_count,
+    check_sparse_structure,
+    classes_from_scores,
+    partial_fit_codes,
+)
 from ._compat import StrOptions, _fit_context
 from ._doc_link import DocLinkMixin
 from .concepts import (
@@ -395,12 +400,7 @@ class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             self, X, y, reset=reset, accept_sparse=accept_sparse, **_VALIDATION
         )
         X = validated[0] if isinstance(validated, tuple) else validated
-        if sp.issparse(X):
-            try:
-                X.check_format(full_check=True)
-            except ValueError as error:
-                # read as it is, it would send the loops out of bounds
-                raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
+        if sp.issparse(check_sparse_structure(X)):
             if not X.has_canonical_format:
                 # duplicate entries add up; the loops read each entry once
                 X = X.copy()

@@ -15,6 +15,7 @@ from ._atomic import consistent_read
 from ._base import (
     BasePerceptron,
     check_finite_scores,
+    check_sparse_structure,
     first_class,
     problem_count,
 )
@@ -154,7 +155,7 @@ class KernelPerceptron(BasePerceptron):
 
     coef0 : float, default=1.0
         The constant of the ``"poly"`` and ``"sigmoid"`` kernels. With
-        ``gamma=1`` and ``coef0=1`` the polynomial kernel is lecture 5's
+        ``gamma=1`` and ``coef0=1`` the polynomial kernel is that of [5]_,
         ``(1 + x . x')^q``.
 
     kernel_params : dict, default=None
@@ -418,6 +419,7 @@ class KernelPerceptron(BasePerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **self._validation())
+        check_sparse_structure(X)
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
             if self.kernel == "precomputed":
@@ -439,7 +441,6 @@ class KernelPerceptron(BasePerceptron):
         precomputed = self.kernel == "precomputed"
         return dict(
             accept_sparse=False if precomputed else "csr",
-            accept_large_sparse=False,
             dtype=np.float64,
             order="C",
         )

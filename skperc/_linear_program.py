@@ -15,7 +15,7 @@ from sklearn.utils.validation import (
 )
 
 from ._atomic import atomic_fit
-from ._base import LinearPredictMixin, check_class_count
+from ._base import LinearPredictMixin, check_class_count, check_sparse_structure
 from ._compat import Interval, StrOptions, _check_sample_weight, _fit_context
 from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
@@ -86,7 +86,7 @@ class LinearProgramClassifier(
 ):
     """A halfspace consistent with the sample, found by linear programming.
 
-    The empirical risk minimizer over halfspaces of lecture 5 (section 5.1):
+    The empirical risk minimizer over halfspaces of [1]_ (section 5.1):
     on a linearly separable sample, any ``w, b`` with
     ``y_i (w . x_i + b) >= 1`` for all ``i`` classifies every example
     correctly, and a linear program finds one in polynomial time, where the
@@ -224,7 +224,8 @@ class LinearProgramClassifier(
 
     References
     ----------
-    .. [1] R. Livni, Lecture 5: Linear Classification, section 5.1.
+    .. [1] R. Livni, "Lecture 5: Linear Classification", lecture notes on
+       computational learning theory, Tel Aviv University, section 5.1.
     .. [2] M. Anthony and J. Shawe-Taylor, "Using the perceptron algorithm
        to find consistent hypotheses", Combinatorics, Probability and
        Computing 2(4), 1993.
@@ -296,6 +297,7 @@ class LinearProgramClassifier(
         """
         previous = dict(self.__dict__)
         X, y = validate_data(self, X, y, **_VALIDATION)
+        check_sparse_structure(X)
         check_classification_targets(y)
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True

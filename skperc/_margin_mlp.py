@@ -19,7 +19,7 @@ from sklearn.utils.validation import (
 )
 
 from ._atomic import atomic_fit, consistent_read
-from ._base import check_finite_scores
+from ._base import check_finite_scores, check_sparse_structure
 from ._compat import (
     AdamOptimizer,
     Interval,
@@ -488,7 +488,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     def _outputs(self, X):
         """The output units on validated X, of shape (n_samples, n_outputs_)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_VALIDATION)
+        X = check_sparse_structure(validate_data(self, X, reset=False, **_VALIDATION))
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
             outputs = self._forward(X, self.hidden_thresholds_)[-1]
@@ -526,6 +526,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
         continuing = hasattr(self, "coefs_") and (incremental or self.warm_start)
         # A continued run keeps the features and classes it started with.
         X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
+        check_sparse_structure(X)
         check_classification_targets(y)
         run_classes = self._run_classes(y, classes, continuing, incremental)
         codes = np.searchsorted(run_classes, y)

@@ -221,7 +221,9 @@ def make_nested_boolean(n):
 def adversarial_basis_mistakes(estimator, delta):
     """Force ``ceil(1 / delta^2)`` mistakes on an online learner (Claim 1.4).
 
-    The adversary of notes 3, Claim 1.4: with ``n = ceil(1 / delta^2)``, it
+    The adversary of Claim 1.4 of S. O. Chan, "Notes 3: Perceptron and
+    Halving algorithms", CSCI4230 Computational Learning Theory, The
+    Chinese University of Hong Kong, 2019: with ``n = ceil(1 / delta^2)``, it
     shows the learner the standard basis vectors ``e_1, ..., e_n`` of
     ``R^n`` one at a time, each labelled the opposite of the learner's
     prediction, and lets the learner learn it with ``partial_fit`` before

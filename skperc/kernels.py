@@ -30,8 +30,9 @@ def inverse_dot_kernel(X, Y=None, nu=None):
 
     For ``nu <x, y>`` in ``(-1, 1)`` it is the power series
     ``sum_k nu^k <x, y>^k``: the inner product of feature maps holding every
-    monomial of every degree, each weighted by a power of ``nu`` (lecture 5
-    of the source texts, section 5.2.1, for ``0 < nu < 1`` on data in the
+    monomial of every degree, each weighted by a power of ``nu`` (R. Livni,
+    "Lecture 5: Linear Classification", lecture notes, Tel Aviv University,
+    section 5.2.1, for ``0 < nu < 1`` on data in the
     unit ball). It is undefined where ``nu <x, y> >= 1``, which is an error
     here; over a sample the largest ``<x, y>`` is the largest ``||x||^2``,
     so the sample must lie inside the ball of radius ``1 / sqrt(nu)``.

@@ -661,3 +661,30 @@ def test_compression_bound_is_a_number(n_samples, fraction, delta, training_erro
     d = int(fraction * n_samples)
     bound = compression_bound(n_samples, d, delta, training_error=training_error)
     assert np.isfinite(bound) and bound >= training_error
+
+
+# ----------------------------------------------------------------------------
+# Malformed CSR: a column index outside the declared shape. SciPy builds such
+# a matrix without complaint; scikit-learn's Perceptron segfaults on it. Every
+# estimator refuses it, in fit and in prediction, before reading it.
+
+
+def _malformed_csr(bad_index):
+    return sp.csr_matrix(
+        (np.ones(4), np.array([0, bad_index, 1, 2]), np.array([0, 2, 4])),
+        shape=(2, 5),
+    )
+
+
+@pytest.mark.parametrize("bad_index", [10**7, -1])
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_malformed_csr_is_refused(estimator, bad_index):
+    if not estimator.__sklearn_tags__().input_tags.sparse:
+        pytest.skip("the estimator refuses sparse input altogether")
+    X = _malformed_csr(bad_index)
+    with pytest.raises(ValueError, match="malformed"):
+        clone(estimator).fit(X, [0, 1])
+    good = sp.csr_matrix(np.eye(5)[[0, 1, 2, 3]] + 0.5)
+    fitted = clone(estimator).fit(good, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="malformed"):
+        fitted.predict(X)
