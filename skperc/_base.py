@@ -348,7 +348,7 @@ class BasePerceptron(
         # A warm start keeps the features of the run it continues.
         X, y = validate_data(self, X, y, reset=not warm, **self._validation())
         check_sparse_structure(X)
-        self._check_input(X, warm)
+        X = self._check_input(X, warm)
         check_classification_targets(y)
         classes, codes = encode_labels(y)
         if warm and not np.array_equal(classes, self.classes_):
@@ -399,6 +399,7 @@ class BasePerceptron(
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **self._validation())
         check_sparse_structure(X)
+        X = self._check_input(X, not first_call)
         check_classification_targets(y)
         run_classes, codes = partial_fit_codes(self, y, classes, first_call)
         weight = self._example_weights(X, y, codes, run_classes, sample_weight)
@@ -431,7 +432,9 @@ class BasePerceptron(
         return super().set_params(**params)
 
     def _check_input(self, X, warm):
-        """Refuse input the subclass cannot train on (nothing by default)."""
+        """X as the subclass trains on it, or an error for input it cannot
+        train on (X as it is, by default)."""
+        return X
 
     def _example_weights(self, X, y, codes, classes, sample_weight):
         """The weight of each example: its sample weight times its class's."""

@@ -419,7 +419,7 @@ class KernelPerceptron(BasePerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **self._validation())
-        check_sparse_structure(X)
+        X = _narrow_indices(check_sparse_structure(X))
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
             if self.kernel == "precomputed":
@@ -447,7 +447,7 @@ class KernelPerceptron(BasePerceptron):
 
     def _check_input(self, X, warm):
         if self.kernel != "precomputed":
-            return
+            return _narrow_indices(X)
         if warm:
             raise ValueError(
                 "warm_start=True needs the kernel between the new samples and "
@@ -460,6 +460,7 @@ class KernelPerceptron(BasePerceptron):
                 "With kernel='precomputed', X must be the square Gram matrix "
                 f"of the training samples; got shape {X.shape}."
             )
+        return X
 
     def _gamma(self):
         return 1.0 / self.n_features_in_ if self.gamma is None else float(self.gamma)
@@ -681,6 +682,21 @@ class KernelPerceptron(BasePerceptron):
         smallest = (signs * scores)[weight > 0].min(axis=0, initial=np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
+
+
+def _narrow_indices(X):
+    """CSR X with 32-bit indices where they fit (a copy of the index arrays
+    only): some of scikit-learn's sparse kernels take no other."""
+    if not sp.issparse(X) or X.indices.dtype == np.int32:
+        return X
+    if max(X.nnz, *X.shape) >= np.iinfo(np.int32).max:
+        raise ValueError(
+            "KernelPerceptron takes CSR input of fewer than 2**31 rows, columns "
+            "and stored values, whose indices fit in 32 bits."
+        )
+    X = X.copy()
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+    return X
 
 
 def _feature_space_norms(dual_coef, support_f):
