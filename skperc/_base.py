@@ -285,9 +285,43 @@ def warn_not_converged(estimator):
     )
 
 
+class ScheduleParamsMixin:
+    """``set_params`` that names the remedy when ``beta__<name>`` is set
+    while ``beta`` is a number or a string, not a schedule object."""
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, and ``beta__<name>`` for a parameter of
+            a schedule object given as ``beta``.
+
+        Returns
+        -------
+        self : estimator instance
+            Estimator instance.
+        """
+        for key in params:
+            parent, _, name = key.partition("__")
+            if name and parent == "beta" and not hasattr(self.beta, "set_params"):
+                raise ValueError(
+                    f"Cannot set {key!r}: beta is {self.beta!r}, not a schedule "
+                    "object. Pass a schedule of skperc.schedules as beta instead "
+                    "(such as PowerThreshold(alpha=1.5) or "
+                    "SublinearThreshold(c=0.3)) and then set its parameters."
+                )
+        return super().set_params(**params)
+
+
 @fill_doc
 class BasePerceptron(
-    DocLinkMixin, DecisionPredictMixin, ClassifierMixin, BaseEstimator
+    DocLinkMixin,
+    ScheduleParamsMixin,
+    DecisionPredictMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """The fit sequence of the margin perceptrons, written once.
 
@@ -406,30 +440,6 @@ class BasePerceptron(
         if first_call:
             self._start_run(run_classes, X)
         return self._train(X, codes, weight, schedule, 1, stop_when_separated=False)
-
-    def set_params(self, **params):
-        """Set the parameters of this estimator.
-
-        Parameters
-        ----------
-        **params : dict
-            Estimator parameters, and ``beta__<name>`` for a parameter of
-            a schedule object given as ``beta``.
-
-        Returns
-        -------
-        self : estimator instance
-            Estimator instance.
-        """
-        for key in params:
-            parent, _, name = key.partition("__")
-            if name and parent == "beta" and not hasattr(self.beta, "set_params"):
-                raise ValueError(
-                    f"Cannot set {key!r}: beta is {self.beta!r}, not a schedule "
-                    "object. Pass a schedule of skperc.schedules instead, for "
-                    f"example beta=PowerThreshold({name}=...)."
-                )
-        return super().set_params(**params)
 
     def _check_input(self, X, warm):
         """X as the subclass trains on it, or an error for input it cannot

@@ -20,6 +20,7 @@ from ._base import (
 )
 from ._compat import StrOptions, _fit_context
 from ._doc_link import DocLinkMixin
+from ._docs import fill_doc
 from .concepts import (
     ConceptClass,
     Conjunctions,
@@ -37,6 +38,7 @@ _NAMED_CONCEPTS = {
 _VALIDATION = dict(dtype=np.float64, order="C")
 
 
+@fill_doc
 class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
     """The halving algorithm and randomized halving over a finite class.
 
@@ -273,15 +275,7 @@ class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target values of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            All the classes of the run. Required on the first call, and
-            then equal to it if given again.
+        {{partial_fit_batch}}
 
         Returns
         -------

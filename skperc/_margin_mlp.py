@@ -19,7 +19,7 @@ from sklearn.utils.validation import (
 )
 
 from ._atomic import atomic_fit, consistent_read
-from ._base import check_finite_scores, check_sparse_structure
+from ._base import ScheduleParamsMixin, check_finite_scores, check_sparse_structure
 from ._compat import (
     AdamOptimizer,
     Interval,
@@ -30,6 +30,7 @@ from ._compat import (
     _fit_context,
 )
 from ._doc_link import DocLinkMixin
+from ._docs import fill_doc
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -44,7 +45,10 @@ _VALIDATION = dict(accept_sparse="csr", dtype=[np.float64, np.float32])
 _REMEDY = "or lower learning_rate_init"
 
 
-class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
+@fill_doc
+class MarginMLPClassifier(
+    DocLinkMixin, ScheduleParamsMixin, ClassifierMixin, BaseEstimator
+):
     """A ReLU network whose output units learn with the margin loss.
 
     The network of Section 3 of "On the Perceptron's Compression": hidden
@@ -416,15 +420,7 @@ class MarginMLPClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target values of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            All the classes of the run. Required on the first call, and
-            then equal to it if given again.
+        {{partial_fit_batch}}
 
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the examples of the batch.
