@@ -34,8 +34,9 @@ where SVC takes 20 ms or more, and at least its accuracy - 0.01.
 ``--grid`` instead times the README's grid search over ``beta`` on digits:
 ``GridSearchCV(make_pipeline(StandardScaler(), MarginPerceptron(...)),
 {beta: [0.0, 0.5, 1.0, "scale", "power"], alpha: [1.5, 1.9]}, n_jobs=-1)``,
-with the default ``MarginPerceptron()`` of the design page and with the
-README's ``max_iter=100``, beside the same search over scikit-learn's
+with the default ``MarginPerceptron()`` of the design page and the README
+and with ``max_iter=100``, which the README used before the stopping rule,
+beside the same search over scikit-learn's
 ``Perceptron`` (its ``alpha`` and ``penalty`` on a grid of the same size).
 
 Run from the repository root::
@@ -241,11 +242,11 @@ def run_grid(repeat):
             make_pipeline(StandardScaler(), Perceptron(random_state=0)),
             reference_grid,
         ),
-        "MarginPerceptron() (design page)": (
+        "MarginPerceptron() (design page, README)": (
             make_pipeline(StandardScaler(), MarginPerceptron(random_state=0)),
             grid,
         ),
-        "MarginPerceptron(max_iter=100) (README)": (
+        "MarginPerceptron(max_iter=100) (former README)": (
             make_pipeline(
                 StandardScaler(), MarginPerceptron(max_iter=100, random_state=0)
             ),

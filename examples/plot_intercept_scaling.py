@@ -26,7 +26,9 @@ from skperc import MarginPerceptron
 X = np.array([[999.0], [1001.0]])
 y = np.array([1, -1])
 for scaling in [1.0, "auto"]:
-    clf = MarginPerceptron(intercept_scaling=scaling, shuffle=False, max_iter=10**7)
+    clf = MarginPerceptron(
+        intercept_scaling=scaling, shuffle=False, max_iter=10**7, tol=None
+    )
     clf.fit(X, y)
     print(
         f"intercept_scaling={scaling!r:6}: {clf.n_updates_[0]:7d} updates, "
@@ -51,7 +53,7 @@ for offset in offsets:
     y = np.repeat([0, 1], 50)
     for scaling in updates:
         clf = MarginPerceptron(
-            intercept_scaling=scaling, random_state=0, max_iter=10**6
+            intercept_scaling=scaling, random_state=0, max_iter=10**6, tol=None
         ).fit(X, y)
         updates[scaling].append(clf.n_updates_[0])
 

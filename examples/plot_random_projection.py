@@ -57,7 +57,9 @@ def margins_after_projection(X, y, dimensions, n_draws=3):
         for seed in range(n_draws):
             pipe = make_pipeline(
                 GaussianRandomProjection(n_components=k, random_state=seed),
-                MarginPerceptron(beta="scale", fit_intercept=False, max_iter=50_000),
+                MarginPerceptron(
+                    beta="scale", fit_intercept=False, max_iter=50_000, tol=None
+                ),
             )
             projected = pipe[0].fit_transform(X)
             radius = np.linalg.norm(projected, axis=1).max()

@@ -30,8 +30,9 @@ sizes = np.arange(1, 8)
 updates, lp_iterations = [], []
 for n in sizes:
     X, y = make_nested_boolean(n)
+    # tol=None: the perceptron of the theorem, which runs until consistent
     perceptron = MarginPerceptron(
-        intercept_scaling=1.0, shuffle=False, max_iter=10_000_000
+        intercept_scaling=1.0, shuffle=False, max_iter=10_000_000, tol=None
     ).fit(X, y)
     program = LinearProgramClassifier().fit(X, y)
     assert perceptron.score(X, y) == program.score(X, y) == 1.0
@@ -58,7 +59,7 @@ variants = {
 achieved, guaranteed = [], []
 for name, params in variants.items():
     clf = MarginPerceptron(
-        **params, fit_intercept=False, max_iter=1_000_000, random_state=0
+        **params, fit_intercept=False, max_iter=1_000_000, random_state=0, tol=None
     ).fit(X, y)
     bounds = perceptron_bounds(X, y, **params)
     achieved.append(clf.margin_[0] / bounds.optimal_margin)

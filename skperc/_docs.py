@@ -142,7 +142,8 @@ def fill_doc(cls):
     methods with the shared text."""
     cls.__doc__ = _filled(cls.__doc__)
     for member in vars(cls).values():
-        function = getattr(member, "__func__", member)
+        # methods, static or class methods, and available_if descriptors
+        function = getattr(member, "__func__", getattr(member, "fn", member))
         if callable(function) and function.__doc__:
             function.__doc__ = _filled(function.__doc__)
     return cls

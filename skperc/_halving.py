@@ -13,9 +13,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
+    DecisionPredictMixin,
     check_class_count,
     check_sparse_structure,
-    classes_from_scores,
     partial_fit_codes,
 )
 from ._compat import StrOptions, _fit_context
@@ -39,7 +39,9 @@ _VALIDATION = dict(dtype=np.float64, order="C")
 
 
 @fill_doc
-class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
+class HalvingClassifier(
+    DocLinkMixin, DecisionPredictMixin, ClassifierMixin, BaseEstimator
+):
     """The halving algorithm and randomized halving over a finite class.
 
     The version space ``K`` starts as the whole finite concept class ``C``
@@ -333,25 +335,6 @@ class HalvingClassifier(DocLinkMixin, ClassifierMixin, BaseEstimator):
             size = self.version_space_size_
             scores = (2 * positive - size) / size
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    @consistent_read
-    def predict(self, X):
-        """Predict a class for each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the binary vote margin is ``>= 0`` (a tie
-            predicts +1), else ``classes_[0]``; with several classes, the
-            class of the largest vote margin.
-        """
-        scores = self.decision_function(X)
-        return classes_from_scores(self.classes_, scores)
 
     @consistent_read
     def version_space(self, problem=0):
