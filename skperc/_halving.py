@@ -16,6 +16,8 @@ from ._base import (
     DecisionPredictMixin,
     check_class_count,
     check_sparse_structure,
+    encode_labels,
+    first_class,
     partial_fit_codes,
 )
 from ._compat import StrOptions, _fit_context
@@ -263,7 +265,7 @@ class HalvingClassifier(
         """
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
+        classes, codes = encode_labels(y)
         check_class_count(self, classes)
         self._start_run(X, classes)
         return self._learn(X, codes)
@@ -415,15 +417,15 @@ class HalvingClassifier(
 
     def _learn(self, X, codes):
         """One online pass over a batch; codes index classes_."""
-        codes = codes.astype(np.int32, copy=False)
         spaces, rng = self._spaces, self._rng
         n_problems = len(spaces.n_mistakes)
         # Drawn in full even for the deterministic algorithm, so that the
         # random stream does not depend on the path taken.
         draws = rng.random_sample((X.shape[0], n_problems))
-        first_class = 1 if len(self.classes_) == 2 else 0
         n_jobs = min(effective_n_jobs(self.n_jobs), n_problems)
-        spaces.learn(X, codes, first_class, draws, self.randomized, n_jobs)
+        spaces.learn(
+            X, codes, first_class(self.classes_), draws, self.randomized, n_jobs
+        )
         concept_mistakes = spaces.concept_mistakes()
         if concept_mistakes is not None:
             self.concept_mistakes_ = concept_mistakes
