@@ -350,6 +350,7 @@ class BasePerceptron(
         "warm_start": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "record_updates": ["boolean"],
     }
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -482,6 +483,7 @@ class BasePerceptron(
             verbose=self.verbose,
             tol=float(self.tol or 0.0),
             n_iter_no_change=self.n_iter_no_change if rule else 0,
+            record_updates=self.record_updates,
         )
 
     def _averaged(self, stopped):

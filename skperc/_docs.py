@@ -90,6 +90,23 @@ warm_start : bool, default=False
 verbose : int, default=0
     Print a line per epoch when ``> 0``.
 """,
+    "record_updates": """
+record_updates : bool, default=False
+    Record every update of each call to :meth:`fit` or :meth:`partial_fit`
+    in ``updates_``: a diagnostic, such as the per-update trace of
+    :func:`skperc.geometry.novikoff_trace`. Off by default, as the record
+    grows with the number of updates.
+""",
+    "updates_": """
+updates_ : ndarray of shape (n_updates, 4), dtype=int64
+    With ``record_updates=True``, the updates of the last call in order,
+    one row each: the index of the example in that call's ``X``, its sign
+    (``+1`` or ``-1``, the example's label in the problem), the problem
+    (the index in ``classes_`` for more than two classes, else 0) and the
+    epoch (from 0). ``updates_[:, :2]`` of a binary run is what
+    :func:`skperc.geometry.novikoff_trace` reads. ``None`` when not
+    recorded.
+""",
     "partial_fit_batch": """
 X : {array-like, sparse matrix} of shape (n_samples, n_features)
     A batch of training data.

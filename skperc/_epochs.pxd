@@ -14,6 +14,7 @@ schedule written in Python).
 """
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.ref cimport PyObject
 from libc.math cimport INFINITY, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
@@ -34,6 +35,8 @@ cdef struct Control:
     # off when n_iter_no_change is 0.
     double tol
     Py_ssize_t n_iter_no_change
+    # Whether the call records its updates (see count_update).
+    bint record_updates
 
 
 cdef struct Epochs:
@@ -66,6 +69,18 @@ cdef struct Epochs:
     Py_ssize_t n_run          # epochs run by this call
     Py_ssize_t n_active
     bint radius_changed
+    # The updates of the call, RECORD_WIDTH values each, when recorded:
+    # ``recorded`` points into the array that ``record_owner`` (a list)
+    # holds, which count_update replaces by a larger one when it is full.
+    int64_t* recorded
+    Py_ssize_t n_recorded
+    Py_ssize_t record_capacity
+    PyObject* record_owner
+
+
+# An update is recorded as (example, sign, problem, epoch).
+cdef enum:
+    RECORD_WIDTH = 4
 
 
 cdef inline tuple open_epochs(Epochs* e, run, const Threshold* rule,
@@ -93,6 +108,9 @@ cdef inline tuple open_epochs(Epochs* e, run, const Threshold* rule,
     cdef unsigned char[::1] stopped_view = stopped
     cdef unsigned char[::1] flags_view = flags
     cdef int64_t[::1] scratch_view = scratch
+    record_owner = [np.empty((1024 if control.record_updates else 0,
+                              RECORD_WIDTH), dtype=np.int64)]
+    cdef int64_t[:, ::1] recorded = record_owner[0]
     values = np.zeros(9 * k)
     values[2 * k:3 * k] = np.inf
     cdef double[::1] values_view = values
@@ -119,17 +137,25 @@ cdef inline tuple open_epochs(Epochs* e, run, const Threshold* rule,
     e.stop = &stop[0]
     e.max_norm2 = radius[0]
     e.rho2 = radius[1]
-    return n_epochs, converged, stopped, (scratch, values, flags)
+    e.recorded = &recorded[0, 0] if control.record_updates else NULL
+    e.n_recorded = 0
+    e.record_capacity = recorded.shape[0]
+    e.record_owner = <PyObject*>record_owner
+    return n_epochs, converged, stopped, (scratch, values, flags, record_owner)
 
 
 cdef inline tuple close_epochs(const Epochs* e, run, tuple opened):
     """Write the radius back into ``run``; (epochs of each problem, whether
-    each converged, whether the stopping rule ended each) of the call
-    ``opened`` by open_epochs."""
+    each converged, whether the stopping rule ended each, the recorded
+    updates or None) of the call ``opened`` by open_epochs."""
     cdef double[::1] radius = run.radius
     radius[0] = e.max_norm2
     radius[1] = e.rho2
-    return opened[0], opened[1].astype(bool), opened[2].astype(bool)
+    recorded = None
+    if e.recorded != NULL:
+        recorded = opened[3][3][0][:e.n_recorded].copy()
+    return (opened[0], opened[1].astype(bool), opened[2].astype(bool),
+            recorded)
 
 
 # Examples between two looks for an interrupt within an epoch (a loop
@@ -228,14 +254,41 @@ cdef inline bint rule_on(const Epochs* e) noexcept nogil:
     return e.control.n_iter_no_change > 0
 
 
-cdef inline void count_update(Epochs* e, Py_ssize_t c,
-                              double size) noexcept nogil:
-    """Count an update of problem c of size a (the function moves by
-    a y x, |a| = size)."""
+cdef inline int _grow_record(Epochs* e) except -1 nogil:
+    """Double the record's capacity (a MemoryError when it cannot)."""
+    cdef int64_t[:, ::1] larger
+    with gil:
+        owner = <list>e.record_owner
+        larger_array = np.empty((2 * e.record_capacity, RECORD_WIDTH),
+                                dtype=np.int64)
+        larger_array[:e.n_recorded] = owner[0][:e.n_recorded]
+        owner[0] = larger_array
+        larger = larger_array
+        e.recorded = &larger[0, 0]
+        e.record_capacity = larger.shape[0]
+    return 1
+
+
+cdef inline int count_update(Epochs* e, Py_ssize_t c, Py_ssize_t i,
+                             double sign, double size) except -1 nogil:
+    """Count an update of problem c on example i, of sign y = sign and size
+    a (the function moves by a y x, |a| = size); record it when the call
+    records."""
     e.n_updates[c] += 1
     e.epoch_updates[c] += 1
     e.epoch_changes[c] += 1
     e.update_sum[c] += size
+    if e.recorded == NULL:
+        return 1
+    if e.n_recorded == e.record_capacity:
+        _grow_record(e)
+    cdef int64_t* entry = e.recorded + RECORD_WIDTH * e.n_recorded
+    entry[0] = i
+    entry[1] = 1 if sign > 0.0 else -1
+    entry[2] = c
+    entry[3] = e.epoch
+    e.n_recorded += 1
+    return 1
 
 
 cdef inline int after_update(Epochs* e, Py_ssize_t c) except -1 nogil:

@@ -206,6 +206,8 @@ class KernelPerceptron(BasePerceptron):
 
     {{verbose}}
 
+    {{record_updates}}
+
     Attributes
     ----------
     {{classes_}}
@@ -247,6 +249,8 @@ class KernelPerceptron(BasePerceptron):
     {{converged_}}
 
     {{stop_reason_}}
+
+    {{updates_}}
 
     {{n_features_in_}}
 
@@ -377,6 +381,7 @@ class KernelPerceptron(BasePerceptron):
         warm_start=False,
         n_jobs=None,
         verbose=0,
+        record_updates=False,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -397,6 +402,7 @@ class KernelPerceptron(BasePerceptron):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.record_updates = record_updates
 
     partial_fit = available_if(_kernel_is_not_precomputed)(BasePerceptron.partial_fit)
 
@@ -529,7 +535,7 @@ class KernelPerceptron(BasePerceptron):
             radius=run.radius.copy(),
         )
         failure = new_failure()
-        n_epochs, converged, stopped = run_epochs(
+        n_epochs, converged, stopped, updates = run_epochs(
             rows,
             sq_norms,
             spec,
@@ -552,6 +558,10 @@ class KernelPerceptron(BasePerceptron):
         self._run = self._kept(counters, work, points, X, codes)
         self.n_updates_ = self._run.n_updates
         self._set_progress(n_epochs, converged, stopped)
+        if updates is not None:
+            # the loop numbers the points of the run, the old ones first
+            updates[:, 0] -= n_old
+        self.updates_ = updates
         self._set_model(
             work.f[:, n_old:], work.g[:, n_old:], codes, weight, self._averaged(stopped)
         )

@@ -330,7 +330,7 @@ cdef int _run_epochs(
                     # Lazy averaging: the update made at step s counts in
                     # the mean of the function over steps s..N.
                     delta_avg[c] = delta[c] * <double>(e.n_steps[c] - 1)
-                    count_update(e, c, weight[i])
+                    count_update(e, c, i, yc, weight[i])
                     updated = True
                     if not after_update(e, c):
                         return 0
@@ -459,9 +459,10 @@ def run_epochs(
     largest k(x, x) seen and the schedule's rho^2. ``schedule`` is a
     validated ThresholdSchedule. ``stop[0]`` set by another thread ends the
     call with KeyboardInterrupt. Returns (epochs of each problem, whether
-    each converged, whether the stopping rule ended each). A value that is
-    not finite stops the run and is recorded in ``failure`` (see
-    _overflow.pxd), the state then being unusable.
+    each converged, whether the stopping rule ended each, the updates
+    recorded with ``control.record_updates`` or None: see count_update in
+    _epochs.pxd). A value that is not finite stops the run and is recorded
+    in ``failure`` (see _overflow.pxd), the state then being unusable.
     """
     cdef double[:, ::1] f = points.f
     cdef double[:, ::1] g = points.g

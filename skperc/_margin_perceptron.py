@@ -170,6 +170,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     {{verbose}}
 
+    {{record_updates}}
+
     Attributes
     ----------
     {{classes_}}
@@ -200,6 +202,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     {{converged_}}
 
     {{stop_reason_}}
+
+    {{updates_}}
 
     {{n_features_in_}}
 
@@ -309,6 +313,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         warm_start=False,
         n_jobs=None,
         verbose=0,
+        record_updates=False,
     ):
         self.beta = beta
         self.alpha = alpha
@@ -325,6 +330,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         self.warm_start = warm_start
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.record_updates = record_updates
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -357,7 +363,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         rows = rows_of(X)
         mode, value = self._lift(self._run.radius)
         problems = np.arange(self._run.coef.shape[1])
-        n_blocks = min(effective_n_jobs(self.n_jobs), len(problems))
+        blocks = np.array_split(
+            problems, min(effective_n_jobs(self.n_jobs), len(problems))
+        )
         control = self._control(max_iter, stop_when_separated)
         stop = np.zeros(1, dtype=np.uint8)
 
@@ -385,9 +393,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         try:
             # Threads share X; a process backend set by the caller (loky,
             # dask) would send each block its own copy.
-            results = Parallel(n_jobs=n_blocks, require="sharedmem")(
-                delayed(train_block)(columns)
-                for columns in np.array_split(problems, n_blocks)
+            results = Parallel(n_jobs=len(blocks), require="sharedmem")(
+                delayed(train_block)(columns) for columns in blocks
             )
         finally:
             # an interrupt ends every block still running
@@ -399,6 +406,12 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             np.concatenate([progress[i] for _, progress, _ in results])
             for i in range(3)
         )
+        self.updates_ = self._recorded(
+            [
+                (progress[3], columns[0])
+                for (_, progress, _), columns in zip(results, blocks, strict=True)
+            ]
+        )
         self.coef_, self.intercept_ = self._model(self._averaged(stopped))
         self.n_updates_ = self._run.n_updates
         self._set_progress(n_epochs, converged, stopped)
@@ -407,6 +420,20 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             X, codes, first_class(self.classes_), weight, self.coef_, self.intercept_
         )
         return self
+
+    @staticmethod
+    def _recorded(blocks):
+        """updates_ from the records of the blocks of problems, each with
+        its first problem: the problems one after another, each in the
+        order of its updates, whatever the number of blocks."""
+        if blocks[0][0] is None:
+            return None
+        updates = []
+        for record, first in blocks:
+            record[:, 2] += first
+            updates.append(record)
+        updates = np.concatenate(updates)
+        return updates[np.argsort(updates[:, 2], kind="stable")]
 
     def _model(self, averaged):
         """coef_ and intercept_ of the run: the averaged weights for the

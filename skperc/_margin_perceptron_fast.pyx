@@ -176,7 +176,7 @@ cdef int _run_epochs(
                 observe(e, c, yc * f, weight[i])
                 if yc * f <= e.thresholds[c]:
                     a = (p.eta0 * yc) * weight[i]
-                    count_update(e, c, p.eta0 * weight[i])
+                    count_update(e, c, i, yc, p.eta0 * weight[i])
                     p.lift_coef[c] += a * lift
                     # The intercept is lift_coef * lift: it must stay finite
                     # too.
@@ -277,9 +277,10 @@ def run_epochs(
     ``schedule`` is a validated ThresholdSchedule, every threshold times
     ``eta0``. ``stop[0]`` set by another thread ends the call with
     KeyboardInterrupt. Returns (epochs of each problem, whether each
-    converged, whether the stopping rule ended each). A value that is not
-    finite stops the run and is recorded in ``failure`` (see
-    _overflow.pxd), the state then being unusable.
+    converged, whether the stopping rule ended each, the updates recorded
+    with ``control.record_updates`` or None: see count_update in
+    _epochs.pxd). A value that is not finite stops the run and is recorded
+    in ``failure`` (see _overflow.pxd), the state then being unusable.
     """
     cdef Py_ssize_t n_samples = y.shape[0]
     cdef double[:, ::1] coef = run.coef
