@@ -15,7 +15,9 @@ close points.
 
 :func:`skperc.geometry.sparse_separation` returns the certificate of that
 run. Below, two pairs of point clouds in the plane, one pair apart and one
-overlapping, with each certificate drawn.
+overlapping, with each certificate drawn; then the section's other
+argument, the alternative proof of Novikoff's theorem, along a recorded
+run.
 """
 
 # %%
@@ -25,7 +27,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from skperc.geometry import sparse_separation
+from skperc import MarginPerceptron
+from skperc.datasets import make_margin_classification
+from skperc.geometry import novikoff_trace, sparse_separation
 
 rng = np.random.default_rng(0)
 cloud = rng.normal(size=(25, 2)) * [1.0, 0.5]
@@ -90,5 +94,33 @@ for ax, (P, Q), result in zip(axes, pairs.values(), results.values(), strict=Tru
     ax.set_aspect("equal")
     ax.set_xlim(-3.5, 8)
     ax.set_ylim(-3, 4)
+fig.tight_layout()
+plt.show()
+
+# %%
+# Novikoff's theorem without the optimal hyperplane
+# --------------------------------------------------
+# The same section proves Novikoff's bound again: after ``t`` updates,
+# ``v_t = w_t / (t R)`` is a point of the convex hull of the signed
+# examples ``y_i x_i / R`` of norm at most ``1 / sqrt(t)``. A perceptron
+# fitted with ``record_updates=True`` keeps the sequence of its updates
+# in ``updates_``, and :func:`skperc.geometry.novikoff_trace` follows
+# ``||v_t||`` along it. The run below stays under the bound, and
+# ``R min_t ||v_t||`` bounds the sample's optimal margin from above.
+X, y = make_margin_classification(300, 5, margin=0.05, random_state=0)
+clf = MarginPerceptron(fit_intercept=False, record_updates=True, random_state=0)
+clf.fit(X, y)
+trace = novikoff_trace(X, clf.updates_[:, :2])
+t = np.arange(1, len(trace.norms) + 1)
+
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.loglog(t, trace.norms, label=r"$\|v_t\|$ of the run")
+ax.loglog(t, trace.bounds, "k--", label=r"bound $1/\sqrt{t}$")
+ax.axhline(0.05 / trace.radius, color="gray", lw=1, label=r"$\varepsilon^*/R$")
+ax.set_xlabel("update t")
+ax.set_title(
+    f"{clf.n_updates_[0]} updates; margin at most {trace.margin_upper_bound:.3f}"
+)
+ax.legend()
 fig.tight_layout()
 plt.show()
