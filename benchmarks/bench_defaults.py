@@ -55,11 +55,12 @@ from sklearn.datasets import load_breast_cancer, load_digits, make_classificatio
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.svm import SVC
 
-from skperc import KernelPerceptron, MarginPerceptron
+from skperc import KernelPerceptron, MarginMLPClassifier, MarginPerceptron
 
 LINEAR_TIME_RATIO = 1.5
 LINEAR_ACCURACY_GAP = 0.005
@@ -156,14 +157,18 @@ def compare(ours, theirs, X_train, X_test, y_train, y_test, repeat):
         "ours_epochs": int(np.max(ours.n_iter_)),
         "theirs_epochs": int(np.max(getattr(theirs, "n_iter_", -1))),
         "stop": getattr(ours, "stop_reason_", "-"),
-        "converged": ours.converged_,
+        "converged": getattr(ours, "converged_", "-"),
         "warned": ours_warned,
     }
 
 
-def print_row(label, r, time_ok, acc_ok):
+def print_row(label, r, time_ok=None, acc_ok=None):
+    """One row of a table; without targets its verdict is "-"."""
     ratio = r["ours_time"] / r["theirs_time"]
-    verdict = "ok" if time_ok(r, ratio) and acc_ok(r) else "MISSED"
+    if time_ok is None:
+        verdict = "-"
+    else:
+        verdict = "ok" if time_ok(r, ratio) and acc_ok(r) else "MISSED"
     print(
         f"{label:30} {r['ours_epochs']:>6} {r['ours_time']:8.3f} "
         f"{r['ours_acc']:7.3f} {str(r['stop']):>15} {str(r['converged']):>5} "
@@ -183,8 +188,26 @@ def header(ours, theirs):
     print("-" * len(line))
 
 
-def run_tables(names, repeat, kernel_rows):
+def capped(data, kernel_rows):
+    """The training part cut to ``kernel_rows`` rows, and the row's label."""
+    X_train, X_test, y_train, y_test = data
+    if X_train.shape[0] <= kernel_rows:
+        return data, ""
+    capped_data = (X_train[:kernel_rows], X_test, y_train[:kernel_rows], y_test)
+    return capped_data, f" ({kernel_rows // 1000}k rows)"
+
+
+def run_tables(names, estimators, repeat, kernel_rows):
     data = {name: split(name) for name in names}
+    if "linear" in estimators:
+        run_linear(names, data, repeat)
+    if "kernel" in estimators:
+        run_kernel(names, data, repeat, kernel_rows)
+    if "mlp" in estimators:
+        run_mlp(names, data, repeat, kernel_rows)
+
+
+def run_linear(names, data, repeat):
     header("MarginPerceptron()", "Perceptron()")
     for name in names:
         r = compare(
@@ -200,30 +223,38 @@ def run_tables(names, repeat, kernel_rows):
             lambda r: r["ours_acc"] >= r["theirs_acc"] - LINEAR_ACCURACY_GAP,
         )
 
+
+def run_kernel(names, data, repeat, kernel_rows):
     header("KernelPerceptron()", "SVC()")
     for name in names:
-        X_train, X_test, y_train, y_test = data[name]
-        label = name
-        if X_train.shape[0] > kernel_rows:
-            X_train, y_train = X_train[:kernel_rows], y_train[:kernel_rows]
-            label = f"{name} ({kernel_rows // 1000}k rows)"
+        subset, cut = capped(data[name], kernel_rows)
         r = compare(
-            KernelPerceptron(random_state=0),
-            SVC(random_state=0),
-            X_train,
-            X_test,
-            y_train,
-            y_test,
-            repeat,
+            KernelPerceptron(random_state=0), SVC(random_state=0), *subset, repeat
         )
         print_row(
-            label,
+            name + cut,
             r,
             lambda r, ratio: (
                 r["theirs_time"] < KERNEL_TIME_FLOOR or ratio <= KERNEL_TIME_RATIO
             ),
             lambda r: r["ours_acc"] >= r["theirs_acc"] - KERNEL_ACCURACY_GAP,
         )
+
+
+def run_mlp(names, data, repeat, kernel_rows):
+    """The networks' defaults on the same data: no targets, a check that
+    MarginMLPClassifier's own stopping rule ends its runs as the
+    perceptrons' does (stop "no_improvement"/"separated", no warning)."""
+    header("MarginMLPClassifier()", "MLPClassifier()")
+    for name in names:
+        subset, cut = capped(data[name], kernel_rows)
+        r = compare(
+            MarginMLPClassifier(random_state=0),
+            MLPClassifier(random_state=0),
+            *subset,
+            repeat,
+        )
+        print_row(name + cut, r)
 
 
 def run_grid(repeat):
@@ -294,6 +325,13 @@ def main():
         help="the largest number of training rows of the kernel estimators",
     )
     parser.add_argument(
+        "--estimators",
+        nargs="+",
+        choices=["linear", "kernel", "mlp"],
+        default=["linear", "kernel"],
+        help="the tables: perceptrons, kernel perceptrons, networks",
+    )
+    parser.add_argument(
         "--grid", action="store_true", help="time the README's grid search instead"
     )
     args = parser.parse_args()
@@ -301,7 +339,12 @@ def main():
     if args.grid:
         run_grid(args.repeat)
     else:
-        run_tables([SET_KEYS[key] for key in args.sets], args.repeat, args.kernel_rows)
+        run_tables(
+            [SET_KEYS[key] for key in args.sets],
+            args.estimators,
+            args.repeat,
+            args.kernel_rows,
+        )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from ._compat import (
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
-from ._margin_perceptron_fast import smallest_margins
+from ._margin_perceptron_fast import row_moments, smallest_margins
 from ._nonfinite import raise_non_finite
 from ._norms import power_of_two_scale, stable_norm
 from .schedules import ThresholdSchedule, checked_schedule
@@ -208,6 +208,13 @@ def rows_of(X):
         X.indices.astype(index_dtype, copy=False),
         X.indptr.astype(index_dtype, copy=False),
     )
+
+
+def mean_moments(X):
+    """The mean squared norm of the rows of X and the mean of their sums
+    of entries, summed as the compiled loops sum (so dense and CSR input
+    agree to the last bit), without a copy of dense X."""
+    return row_moments(*rows_of(X), X.shape[0], X.shape[1])
 
 
 class LinearPredictMixin(DecisionPredictMixin):

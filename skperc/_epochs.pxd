@@ -88,14 +88,14 @@ cdef inline tuple open_epochs(Epochs* e, run, const Threshold* rule,
                               const unsigned char[::1] stop):
     """Point ``e`` at the counters of ``run`` (its arrays ``n_updates`` and
     ``n_steps``, of one value per problem, and ``radius``: the largest
-    squared norm seen and rho^2) and at new arrays of this call, returned
+    squared norm seen and rho^2, then what the loop keeps there) and at new arrays of this call, returned
     as (epochs of each problem, whether each converged, scratch): the
     caller holds them while ``e`` is in use."""
     cdef int64_t[::1] n_updates = run.n_updates
     cdef int64_t[::1] n_steps = run.n_steps
     cdef const double[::1] radius = run.radius
     cdef Py_ssize_t k = n_updates.shape[0]
-    if not (k > 0 and n_steps.shape[0] == k and radius.shape[0] == 2
+    if not (k > 0 and n_steps.shape[0] == k and radius.shape[0] >= 2
             and failure.shape[0] == 4 and stop.shape[0] == 1):
         raise ValueError("The run's counters do not fit its problems.")
     n_epochs = np.zeros(k, dtype=np.int64)

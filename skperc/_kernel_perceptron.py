@@ -1,5 +1,6 @@
 """KernelPerceptron: the dual perceptron and its margin variants."""
 
+import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
@@ -17,6 +18,7 @@ from ._base import (
     check_finite_scores,
     check_sparse_structure,
     first_class,
+    mean_moments,
     problem_count,
 )
 from ._compat import Interval, StrOptions, get_chunk_n_rows
@@ -42,6 +44,9 @@ _COMPILED_KERNELS = {
 }
 
 _REMEDY = "or use a kernel of smaller values"
+
+# the kernels that read gamma (as nu for inverse_dot)
+_KERNELS_WITH_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2", "inverse_dot"}
 
 
 def _kernel_is_not_precomputed(estimator):
@@ -144,10 +149,15 @@ class KernelPerceptron(BasePerceptron):
         ``(n_samples_test, n_samples_train)``. A callable is called by
         ``pairwise_kernels`` on pairs of samples with ``kernel_params``.
 
-    gamma : float, default=None
+    gamma : {"scale", "auto"} or float, default="scale"
         The coefficient of the ``"rbf"``, ``"poly"``, ``"sigmoid"``,
         ``"laplacian"`` and ``"chi2"`` kernels, and ``nu`` of
-        ``"inverse_dot"``; ``>= 0``. ``None`` means ``1 / n_features``.
+        ``"inverse_dot"``; ``>= 0``. As in :class:`sklearn.svm.SVC`,
+        ``"scale"`` is ``1 / (n_features * X.var())`` and ``"auto"`` is
+        ``1 / n_features``, both taken from the run's first batch (the
+        training data of :meth:`fit`). ``"scale"`` follows the spread of
+        the data: on sparse or unscaled data ``"auto"`` can make the RBF
+        kernel nearly constant. ``None`` is ``"auto"``, deprecated.
 
     degree : float, default=3
         The degree of the ``"poly"`` kernel,
@@ -351,7 +361,11 @@ class KernelPerceptron(BasePerceptron):
             StrOptions(set(PAIRWISE_KERNEL_FUNCTIONS) | {"precomputed", "inverse_dot"}),
             callable,
         ],
-        "gamma": [Interval(Real, 0, None, closed="left"), None],
+        "gamma": [
+            Interval(Real, 0, None, closed="left"),
+            StrOptions({"scale", "auto"}),
+            None,
+        ],
         "degree": [Interval(Real, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
         "kernel_params": [dict, None],
@@ -363,7 +377,7 @@ class KernelPerceptron(BasePerceptron):
         self,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=3,
         coef0=1.0,
         kernel_params=None,
@@ -469,7 +483,33 @@ class KernelPerceptron(BasePerceptron):
         return X
 
     def _gamma(self):
-        return 1.0 / self.n_features_in_ if self.gamma is None else float(self.gamma)
+        """The kernel coefficient: ``gamma`` itself, or the value that
+        "scale" or "auto" took at the start of the run."""
+        if isinstance(self.gamma, str) or self.gamma is None:
+            return self._run_gamma
+        return float(self.gamma)
+
+    def _resolved_gamma(self, X):
+        """What "scale" and "auto" (and the deprecated None) mean on X."""
+        if self.gamma is None:
+            warnings.warn(
+                "gamma=None is deprecated and means gamma='auto' "
+                "(1 / n_features); the default is now gamma='scale', as in "
+                "sklearn.svm.SVC. Pass gamma='auto' to keep the old value.",
+                FutureWarning,
+                stacklevel=6,
+            )
+        if self.gamma != "scale" or self.kernel not in _KERNELS_WITH_GAMMA:
+            return 1.0 / X.shape[1]
+        # the variance of all the entries, E[x^2] - E[x]^2
+        squares, sums = np.float64(mean_moments(X))
+        with np.errstate(over="ignore", invalid="ignore"):
+            variance = squares / X.shape[1] - (sums / X.shape[1]) ** 2
+        if not np.isfinite(variance):
+            raise_non_finite(
+                "the variance of X (for gamma='scale')", "before the run", _REMEDY
+            )
+        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
 
     def _kernel(self, X, Y, n_jobs=None):
         """The kernel matrix k(X, Y), by pairwise_kernels or inverse_dot."""
@@ -509,6 +549,7 @@ class KernelPerceptron(BasePerceptron):
         self.classes_ = classes
         self._run = KernelRun.start(X, problem_count(classes), bool(self.average))
         self.n_updates_ = self._run.n_updates
+        self._run_gamma = self._resolved_gamma(X)
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on the support vectors so far and the batch

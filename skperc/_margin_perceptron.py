@@ -28,7 +28,7 @@ class LinearRun:
     the weights kept feature-major (so that one example updates and scores
     every class from contiguous memory), the lazy-averaging sums, the
     update and step counts, and the largest squared norm seen with the
-    schedule's squared radius."""
+    schedule's squared radius, the mean squared norm and its count."""
 
     coef: np.ndarray  # (n_features, n_problems)
     lift_coef: np.ndarray  # (n_problems,): the weights of the lifted coordinate
@@ -36,7 +36,7 @@ class LinearRun:
     avg_lift: np.ndarray  # (n_problems,)
     n_updates: np.ndarray  # (n_problems,) int64
     n_steps: np.ndarray  # (n_problems,) int64
-    radius: np.ndarray  # (2,)
+    radius: np.ndarray  # (4,): max ||x||^2, rho^2, mean ||x||^2, its count
 
     @classmethod
     def start(cls, n_features, n_problems, average):
@@ -47,7 +47,7 @@ class LinearRun:
             avg_lift=np.zeros(n_problems),
             n_updates=np.zeros(n_problems, dtype=np.int64),
             n_steps=np.zeros(n_problems, dtype=np.int64),
-            radius=np.zeros(2),
+            radius=np.zeros(4),
         )
 
     def block(self, columns):
@@ -131,17 +131,24 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         on the lifted examples (footnote 1 of the paper); the weight of the
         lifted coordinate times ``s`` is ``intercept_``.
 
-    intercept_scaling : float or "auto", default="auto"
-        The lifted coordinate ``s``, ``> 0``. ``"auto"`` uses the largest
-        norm ``||x||`` seen so far, so that after the first epoch
-        ``s = R``, the paper's advice: a lift much smaller than ``R`` can
-        shrink the margin of the lifted sample, and the theorems' update
-        bounds grow as its inverse square. ``"auto"`` also keeps
-        ``beta="scale"`` and ``beta="power"`` independent of the scale of
-        the inputs. Each update moves the intercept by ``eta0 * s**2``: on
-        data that is not separable the last weights keep moving, and
-        ``average=True``, or ``intercept_scaling=1.0`` (the intercept step
-        of scikit-learn's Perceptron), steadies them.
+    intercept_scaling : float, "rms" or "auto", default="rms"
+        The lifted coordinate ``s``, ``> 0``. ``"rms"`` is the root mean
+        square of the norms ``||x||`` seen so far, ``"auto"`` the largest
+        norm seen so far: either is fixed after the first epoch of
+        :meth:`fit`, and a pass of :meth:`partial_fit` over chunks follows
+        it as that epoch does. Both keep ``beta="scale"`` and
+        ``beta="power"`` independent of the scale of the inputs. Each
+        update moves the intercept by ``eta0 * s**2``, against
+        ``eta0 * ||x||^2`` for the weights: with ``"rms"`` the intercept
+        learns at the pace of a typical example, while with ``"auto"`` it
+        takes the longest example's steps and, on data that is not
+        separable, keeps swinging, which costs accuracy and epochs (see the
+        user guide). ``"auto"`` follows the paper's advice for the
+        theorems: a lift below ``R`` can shrink the margin of the lifted
+        sample, whose inverse square the update bounds follow. Every
+        theorem holds for the lifted sample whatever ``s``.
+        ``intercept_scaling=1.0`` is the intercept step of scikit-learn's
+        Perceptron.
 
     max_iter : int, default=1000
         The largest number of epochs (passes over the training data) of
@@ -291,7 +298,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         "fit_intercept": ["boolean"],
         "intercept_scaling": [
             Interval(Real, 0, None, closed="neither"),
-            StrOptions({"auto"}),
+            StrOptions({"auto", "rms"}),
         ],
     }
 
@@ -302,7 +309,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         alpha=1.3,
         eta0=1.0,
         fit_intercept=True,
-        intercept_scaling="auto",
+        intercept_scaling="rms",
         max_iter=1000,
         tol=0.01,
         n_iter_no_change=5,
@@ -355,6 +362,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             return LiftMode.NO_LIFT, 0.0
         if self.intercept_scaling == "auto":
             return LiftMode.AUTO_LIFT, float(np.sqrt(radius[0]))
+        if self.intercept_scaling == "rms":
+            return LiftMode.RMS_LIFT, float(np.sqrt(radius[2]))
         return LiftMode.FIXED_LIFT, float(self.intercept_scaling)
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
@@ -362,6 +371,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         classes_) and set the fitted attributes."""
         rows = rows_of(X)
         mode, value = self._lift(self._run.radius)
+        # A fit that continues a run (warm_start) revisits examples the
+        # lift has seen; a new run and each partial_fit add theirs.
+        follow_norms = not (stop_when_separated and self._run.n_steps.any())
         problems = np.arange(self._run.coef.shape[1])
         blocks = np.array_split(
             problems, min(effective_n_jobs(self.n_jobs), len(problems))
@@ -383,7 +395,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 block,
                 schedule,
                 float(self.eta0),
-                dict(mode=mode, value=value),
+                dict(mode=mode, value=value, follow=follow_norms),
                 control,
                 stop,
                 failure,

@@ -35,12 +35,20 @@ from ._thresholds cimport Threshold, read_threshold
 cpdef enum LiftMode:
     NO_LIFT = 0
     FIXED_LIFT = 1
-    AUTO_LIFT = 2
+    AUTO_LIFT = 2     # the largest norm seen
+    RMS_LIFT = 3      # the root mean square of the norms seen
 
 
 cdef struct Lift:
     int mode
     double value        # s, read with FIXED_LIFT only
+    # With RMS_LIFT, the run's mean squared norm and the count of the
+    # examples it is over (of positive weight, each seen once, in the
+    # first epoch of the calls that follow the norms), kept as a running
+    # mean.
+    double* mean_norm2
+    double* n_norms
+    bint follow
 
 
 cdef struct Problems:
@@ -116,6 +124,8 @@ cdef int _run_epochs(
         lift = lift_rule.value
     elif lift_rule.mode == AUTO_LIFT:
         lift = sqrt(e.max_norm2)
+    elif lift_rule.mode == RMS_LIFT:
+        lift = sqrt(lift_rule.mean_norm2[0])
     if not start_run(e):
         return 0
 
@@ -155,8 +165,14 @@ cdef int _run_epochs(
                     e.max_norm2 = nrm2
                     if lift_rule.mode == AUTO_LIFT:
                         lift = sqrt(e.max_norm2)
-                # the lifted norms are largest for the longest example,
-                # whose lift was already its own norm
+                if lift_rule.mode == RMS_LIFT and lift_rule.follow:
+                    # a running mean: a sum of squared norms could overflow
+                    lift_rule.n_norms[0] += 1.0
+                    lift_rule.mean_norm2[0] += (
+                        (nrm2 - lift_rule.mean_norm2[0]) / lift_rule.n_norms[0])
+                    lift = sqrt(lift_rule.mean_norm2[0])
+                # with AUTO_LIFT the lifted norms are largest for the
+                # longest example, whose lift was already its own norm
                 if not see_radius(e, nrm2 + lift * lift):
                     return 0
 
@@ -262,7 +278,7 @@ def run_epochs(
     run,
     object schedule,
     double eta0,
-    Lift lift,
+    object lift,
     Control control,
     const unsigned char[::1] stop,
     int64_t[::1] failure,
@@ -275,7 +291,10 @@ def run_epochs(
     ``y[i] == first_class + c``. ``run`` (a LinearRun of skperc._linear_run)
     carries the state across calls; its arrays are updated in place.
     ``schedule`` is a validated ThresholdSchedule, every threshold times
-    ``eta0``. ``stop[0]`` set by another thread ends the call with
+    ``eta0``. ``lift`` is a dict: ``mode`` (a LiftMode), ``value`` (the
+    lift of FIXED_LIFT) and ``follow`` (whether RMS_LIFT adds this call's
+    examples to its mean, kept in ``run.radius[2:4]``).
+    ``stop[0]`` set by another thread ends the call with
     KeyboardInterrupt. Returns (epochs of each problem, whether each
     converged, whether the stopping rule ended each, the updates recorded
     with ``control.record_updates`` or None: see count_update in
@@ -291,17 +310,25 @@ def run_epochs(
     cdef Py_ssize_t width = width_of(k)
     cdef bint average = avg_coef.shape[0] > 0
     cdef Threshold rule = read_threshold(schedule, eta0)
+    cdef double[::1] radius = run.radius
     cdef Problems problems
     cdef Epochs e
+    cdef Lift lift_rule
 
     check_rows(data, indices, indptr, n_samples, n_features)
     opened = open_epochs(&e, run, &rule, &control, failure, stop)
     if not (weight.shape[0] == n_samples and coef.shape[0] == n_features
+            and radius.shape[0] == 4
             and lift_coef.shape[0] == k and avg_lift.shape[0] == k
             and e.n_problems == k
             and (not average or (avg_coef.shape[0] == n_features
                                  and avg_coef.shape[1] == k))):
         raise ValueError("run_epochs: the run's arrays do not fit the rows.")
+    lift_rule.mode = lift["mode"]
+    lift_rule.value = lift["value"]
+    lift_rule.follow = lift["follow"]
+    lift_rule.mean_norm2 = &radius[2]
+    lift_rule.n_norms = &radius[3]
     if n_samples == 0:
         return close_epochs(&e, run, opened)
 
@@ -339,13 +366,42 @@ def run_epochs(
             ind_ptr,
             &indptr[0] if indptr.shape[0] > 0 else NULL,
             n_samples, n_features, &y[0], &weight[0], &problems, width,
-            &lift, &e, &order[0], &score[0],
+            &lift_rule, &e, &order[0], &score[0],
         )
     if width > k:
         coef[:, :] = padded_coef[:, :k]
         if average:
             avg_coef[:, :] = padded_avg[:, :k]
     return close_epochs(&e, run, opened)
+
+
+def row_moments(const floating[::1] data, const index_t[::1] indices,
+                const index_t[::1] indptr, Py_ssize_t n_samples,
+                Py_ssize_t n_features):
+    """(the mean over the rows of ||x||^2, the mean of the rows' sums of
+    entries), each row summed in the order of its stored entries, as the
+    loops sum it, and the means kept as running means (no sum of all the
+    rows to overflow): the dense rows and the canonical CSR rows of one
+    matrix give the same two numbers, bit for bit. (0, 0) without rows."""
+    cdef Py_ssize_t i, j, nnz
+    cdef const floating* x
+    cdef const index_t* ind
+    cdef double squares = 0.0, sums = 0.0, total
+    check_rows(data, indices, indptr, n_samples, n_features)
+    if n_samples == 0 or data.shape[0] == 0:
+        return 0.0, 0.0
+    cdef const index_t* ind_ptr = _indices_or_null(indices, indptr)
+    with nogil:
+        for i in range(n_samples):
+            row(&data[0], ind_ptr,
+                &indptr[0] if indptr.shape[0] > 0 else NULL,
+                i, n_features, &x, &ind, &nnz)
+            total = 0.0
+            for j in range(nnz):
+                total += <double>x[j]
+            squares += (squared_norm(x, nnz) - squares) / <double>(i + 1)
+            sums += (total - sums) / <double>(i + 1)
+    return squares, sums
 
 
 def smallest_margins(

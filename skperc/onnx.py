@@ -238,12 +238,9 @@ def _kernel_matrix(estimator, X, opv):
     if hasattr(vectors, "toarray"):
         vectors = vectors.toarray()
     vectors = np.asarray(vectors, dtype=np.float64)
-    # gamma=None resolves as KernelPerceptron resolves it, nu of inverse_dot too
-    gamma = (
-        1.0 / estimator.n_features_in_
-        if estimator.gamma is None
-        else float(estimator.gamma)
-    )
+    # the coefficient the fitted run used ("scale" and "auto" resolved), nu
+    # of inverse_dot too
+    gamma = estimator._gamma()
 
     def scalar(value):
         return np.array([value], dtype=np.float64)

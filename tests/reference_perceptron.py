@@ -31,12 +31,15 @@ def reference_threshold(beta, alpha, t, rho2):
     return float(beta)
 
 
-def lift_value(lift, max_norm2):
-    """The lifted coordinate s: none, fixed, or the largest norm seen."""
+def lift_value(lift, max_norm2, mean_norm2=0.0):
+    """The lifted coordinate s: none, fixed, the largest norm seen or the
+    root mean square of the norms seen."""
     if lift is None:
         return 0.0
     if lift == "auto":
         return math.sqrt(max_norm2)
+    if lift == "rms":
+        return math.sqrt(mean_norm2)
     return float(lift)
 
 
@@ -55,8 +58,10 @@ def reference_fit(
 ):
     """One binary margin perceptron on X with labels y in {-1, +1}.
 
-    ``lift`` is None (no intercept), a float (the lifted coordinate) or
-    "auto" (the largest norm seen so far). Examples are visited in order.
+    ``lift`` is None (no intercept), a float (the lifted coordinate),
+    "auto" (the largest norm seen so far) or "rms" (the root mean square of
+    the norms seen so far, over the first epoch, as a running mean).
+    Examples are visited in order.
     Returns coef, intercept, the number of updates, the number of epochs,
     whether the last epoch made no update, the explicit mean of the weights
     over all steps (for averaging) and the largest norm seen.
@@ -78,6 +83,7 @@ def reference_fit(
     steps = 0
     n_updates = 0
     max_norm2 = 0.0
+    mean_norm2, n_norms = 0.0, 0.0
     rho2 = 0.0
     n_epochs = 0
     converged = False
@@ -91,7 +97,10 @@ def reference_fit(
                 continue
             norm2 = sequential_dot(x, x)
             max_norm2 = max(max_norm2, norm2)
-            s = lift_value(lift, max_norm2)
+            if n_epochs == 1:
+                n_norms += 1.0
+                mean_norm2 += (norm2 - mean_norm2) / n_norms
+            s = lift_value(lift, max_norm2, mean_norm2)
             lifted2 = norm2 + s * s
             if rule != "none" and lifted2 > rho2:
                 rho2 = 4.0 * lifted2 if rule == "double" else lifted2
@@ -120,7 +129,7 @@ def reference_fit(
             if stop_when_separated:
                 break
 
-    s = lift_value(lift, max_norm2)
+    s = lift_value(lift, max_norm2, mean_norm2)
     if average:
         coef = [w[j] - w_lazy[j] / steps for j in range(n_features)]
         intercept = (b - b_lazy / steps) * s

@@ -324,9 +324,11 @@ def test_inverse_dot_kernel_in_the_perceptron():
 
 def test_partial_fit_takes_dense_and_sparse_batches_in_any_order():
     X, y = make_classification(n_samples=120, n_features=5, random_state=0)
-    whole = KernelPerceptron(shuffle=False).partial_fit(X, y, classes=[0, 1])
+    # gamma="scale" would come from the first batch, 60 rows or 120
+    whole = KernelPerceptron(shuffle=False, gamma="auto")
+    whole.partial_fit(X, y, classes=[0, 1])
     for first, second in [(sp.csr_matrix, np.asarray), (np.asarray, sp.csr_matrix)]:
-        mixed = KernelPerceptron(shuffle=False)
+        mixed = KernelPerceptron(shuffle=False, gamma="auto")
         mixed.partial_fit(first(X[:60]), y[:60], classes=[0, 1])
         mixed.partial_fit(second(X[60:]), y[60:])
         assert_allclose(mixed.decision_function(X), whole.decision_function(X))

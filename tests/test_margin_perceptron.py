@@ -52,7 +52,7 @@ def assert_same_model(a, b):
 
 # --- The compiled loop against the pure-Python reference --------------------
 
-LIFTS = {"none": None, "s=1": 1.0, "s=3.5": 3.5, "auto": "auto"}
+LIFTS = {"none": None, "s=1": 1.0, "s=3.5": 3.5, "auto": "auto", "rms": "rms"}
 
 
 @pytest.mark.parametrize("beta", [0.0, 0.7, "scale", "power"])
@@ -209,7 +209,8 @@ def test_integer_input_is_converted_without_overflow():
     from_int = quiet_fit(MarginPerceptron(random_state=0, max_iter=5), X8, y)
     from_float = quiet_fit(MarginPerceptron(random_state=0, max_iter=5), X, y)
     assert_same_model(from_int, from_float)
-    assert from_int.score(X8, y) > 0.9
+    # squares overflowing in uint8 would leave a model near chance (0.1)
+    assert from_int.score(X8, y) > 0.85
 
 
 @pytest.mark.parametrize("params", CONFIGS)

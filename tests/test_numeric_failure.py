@@ -204,10 +204,18 @@ def _overflowing_kernel(x, z):
 @pytest.mark.parametrize(
     "params, scale, naive_kernel",
     [
-        (dict(kernel="poly", degree=3), 1e110, lambda X: (X @ X.T / 2 + 1) ** 3),
+        (
+            dict(kernel="poly", degree=3, gamma="auto"),
+            1e110,
+            lambda X: (X @ X.T / 2 + 1) ** 3,
+        ),
         (dict(kernel="linear"), 1e160, lambda X: X @ X.T),
         # exp(-gamma ||x - x'||^2) from the expanded squared distance
-        (dict(kernel="rbf"), 1e160, lambda X: (X**2).sum(axis=1) - 2 * X @ X.T),
+        (
+            dict(kernel="rbf", gamma="auto"),
+            1e160,
+            lambda X: (X**2).sum(axis=1) - 2 * X @ X.T,
+        ),
         (
             dict(kernel=_overflowing_kernel),
             1e5,
@@ -225,6 +233,12 @@ def test_kernel_perceptron_kernel_overflow(params, scale, naive_kernel):
     with pytest.raises(ValueError, match="non-finite") as error:
         clf.fit(X, y)
     assert "kernel values" in str(error.value)
+
+
+def test_kernel_perceptron_gamma_scale_of_overflowing_data():
+    X, y = _separable_sample()
+    with pytest.raises(ValueError, match="variance of X .*overflowed"):
+        KernelPerceptron().fit(X * 1e160, y)
 
 
 def test_kernel_perceptron_decision_values_overflow_in_the_loop():
