@@ -1,6 +1,7 @@
-"""Training memory, measured with tracemalloc (numpy's arrays are traced):
-MarginPerceptron trains on X without copying it, and KernelPerceptron's
-memory grows linearly with the sample, never holding a Gram matrix."""
+"""Memory, measured with tracemalloc (numpy's arrays are traced):
+MarginPerceptron trains on X without copying it, KernelPerceptron's
+memory grows linearly with the sample, never holding a Gram matrix, and
+the linear models score float32 X without a float64 copy of it."""
 
 import tracemalloc
 import warnings
@@ -8,11 +9,12 @@ import warnings
 import numpy as np
 import pytest
 from estimators import ESTIMATORS
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from skperc import KernelPerceptron, MarginPerceptron
+from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
 
 # A fit may add at most this fraction of X.nbytes to the memory X takes.
 EXTRA_MEMORY = 0.25
@@ -110,3 +112,20 @@ def test_memory_measure_sees_a_gram_matrix():
         peak_memory(pairwise_kernels, ring(n)[0], None, "rbf") for n in SIZES
     )
     assert large / small > LINEAR_GROWTH
+
+
+@pytest.mark.parametrize(
+    "estimator", [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0)]
+)
+@pytest.mark.parametrize("method", ["decision_function", "predict"])
+def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
+    # float32 rows are scored a block at a time within working_memory:
+    # a float64 copy of X would take twice X's memory.
+    X, y = float32_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = clone(estimator).fit(X[:500], y[:500])
+    with config_context(working_memory=4):
+        extra = peak_memory(getattr(fitted, method), X)
+    # the scores themselves take n_samples float64 values
+    assert extra <= EXTRA_MEMORY * X.nbytes + 8 * len(X), extra / X.nbytes
