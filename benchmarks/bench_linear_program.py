@@ -8,11 +8,15 @@ held-out accuracy; and the optimal margin of skperc.metrics.optimal_margin
 both solve the same problem; SVC's answer is to its tolerance).
 
 Then the peak memory of a fit on a dense separable X, each fit in a fresh
-process (the growth of its peak resident set), as a multiple of the memory
-of X and as a ratio to scikit-learn's LinearSVC(penalty="l1", dual=False)
-on the same X, with the fit time; and a fit bounded by time_limit.
+process: the growth of its peak resident set (which sees HiGHS's own
+memory) and the peak that tracemalloc traces (NumPy's and SciPy's arrays
+only), as multiples of the memory of X, the first also as a ratio to
+scikit-learn's LinearSVC(penalty="l1", dual=False) on the same X (whose
+liblinear tracemalloc does not see), with the fit time; and a fit bounded
+by time_limit.
 
     python benchmarks/bench_linear_program.py
+    python benchmarks/bench_linear_program.py --memory   # the memory part only
 """
 
 import json
@@ -20,6 +24,7 @@ import resource
 import subprocess
 import sys
 import time
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -106,36 +111,53 @@ def main():
     )
 
 
-MEMORY_CASES = [(4000, 200), (8000, 200)]
+MEMORY_CASES = [(2000, 500), (4000, 200), (8000, 200)]
 # the peak of a fit in a fresh process varies little
 MEMORY_REPEATS = 3
+REFERENCE = "LinearSVC(penalty='l1')"
 MEMORY_MODELS = {
-    "LinearSVC(penalty='l1')": lambda: LinearSVC(
-        penalty="l1", dual=False, C=1e4, max_iter=20_000
-    ),
+    REFERENCE: lambda: LinearSVC(penalty="l1", dual=False, C=1e4, max_iter=20_000),
     "LP feasibility": lambda: LinearProgramClassifier(),
     "LP l1_margin": lambda: LinearProgramClassifier(objective="l1_margin"),
     "LP feasibility, C=1": lambda: LinearProgramClassifier(C=1.0),
 }
 
 
-def measure_in_this_process(key, n_samples, n_features):
-    """Fit one model; print its time and the growth of the peak memory."""
+def measure_in_this_process(key, n_samples, n_features, tracing):
+    """Fit one model; print its time and the growth of the peak memory
+    (and the peak traced by tracemalloc, which slows the fit, if
+    ``tracing``)."""
     X, y = make_margin_classification(
         n_samples, n_features, margin=0.05, random_state=0
     )
+    model = MEMORY_MODELS[key]()
+    if tracing:
+        tracemalloc.start()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    MEMORY_MODELS[key]().fit(X, y)
+    model.fit(X, y)
     elapsed = time.perf_counter() - start
     # ru_maxrss is in kilobytes on Linux
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
-    print(json.dumps({"seconds": elapsed, "bytes": grown, "x_bytes": X.nbytes}))
+    traced = tracemalloc.get_traced_memory()[1] if tracing else 0
+    print(
+        json.dumps(
+            {"seconds": elapsed, "bytes": grown, "traced": traced, "x_bytes": X.nbytes}
+        )
+    )
 
 
-def measure(key, n_samples, n_features):
+def measure(key, n_samples, n_features, tracing):
     output = subprocess.run(
-        [sys.executable, __file__, "--measure", key, str(n_samples), str(n_features)],
+        [
+            sys.executable,
+            __file__,
+            "--measure",
+            key,
+            str(n_samples),
+            str(n_features),
+            str(int(tracing)),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -144,10 +166,21 @@ def measure(key, n_samples, n_features):
 
 
 def main_memory():
-    print(f"\npeak memory of a fit (fresh process), medians of {MEMORY_REPEATS} runs")
+    print(
+        f"\npeak memory of a fit (fresh process), medians of {MEMORY_REPEATS} "
+        "runs (traced: one run under tracemalloc)"
+    )
     for n_samples, n_features in MEMORY_CASES:
+        # the time and the resident set untraced, the traced peak apart
         runs = {
-            key: [measure(key, n_samples, n_features) for _ in range(MEMORY_REPEATS)]
+            key: [
+                measure(key, n_samples, n_features, tracing=False)
+                for _ in range(MEMORY_REPEATS)
+            ]
+            for key in MEMORY_MODELS
+        }
+        traced = {
+            key: measure(key, n_samples, n_features, tracing=True)["traced"]
             for key in MEMORY_MODELS
         }
         x_bytes = runs["LP feasibility"][0]["x_bytes"]
@@ -159,14 +192,15 @@ def main_memory():
             }
             for key, measured in runs.items()
         }
-        reference = medians["LinearSVC(penalty='l1')"]
+        reference = medians[REFERENCE]
         for key, median in medians.items():
             seconds, grown = median["seconds"], median["bytes"]
             print(
                 f"  {key:24} fit {seconds:7.2f} s  "
                 f"ratio {seconds / reference['seconds']:6.2f}  "
-                f"peak +{grown / 1e6:7.1f} MB = {grown / x_bytes:5.1f} x X  "
-                f"ratio {grown / reference['bytes']:6.2f}"
+                f"RSS +{grown / 1e6:6.1f} MB = {grown / x_bytes:5.1f} x X  "
+                f"ratio {grown / reference['bytes']:5.2f}  "
+                f"traced {traced[key] / x_bytes:5.1f} x X"
             )
 
 
@@ -184,8 +218,12 @@ def main_time_limit():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--measure"]:
-        measure_in_this_process(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if sys.argv[1:2] == ["--memory"]:
+        main_memory()
+    elif sys.argv[1:2] == ["--measure"]:
+        measure_in_this_process(
+            sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+        )
     else:
         main()
         main_memory()

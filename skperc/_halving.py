@@ -187,6 +187,8 @@ class HalvingClassifier(
     model or the new one, and a fit that raises leaves the previous model
     (or an unfitted estimator) as it was. The fits of one estimator take a
     lock, so that concurrent :meth:`partial_fit` calls run one at a time.
+    ``KeyboardInterrupt`` (Ctrl-C) stops a pass within milliseconds, in
+    every thread, and leaves the previous model as well.
 
     The vote margins are not probabilities, and the classifier has no
     ``predict_proba``: for probabilities, wrap it in

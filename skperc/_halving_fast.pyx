@@ -22,9 +22,16 @@ stumps with the fewest mistakes become the version space and the
 intervals are reset: O(n_concepts), once per increase of the fewest count.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int32_t, int64_t
 
 import numpy as np
+
+# Units of work (a block visited for one problem and example, or a concept
+# summed up by a restart) between two looks for an interrupt: some
+# milliseconds, so that Ctrl-C ends a long pass at once.
+cdef enum:
+    CHECK_EVERY = 1 << 20
 
 
 cdef inline Py_ssize_t _count_at_most(const double[::1] thresholds,
@@ -332,6 +339,16 @@ cdef void _restart(const int64_t[::1] threshold_ptr, const int64_t[::1] diff,
     level[0] = fewest
 
 
+cdef int _interrupted(const unsigned char* stop) except -1 nogil:
+    """-1 with KeyboardInterrupt set after Ctrl-C (in the main thread) or
+    once ``stop`` is set, when another block of the pass was interrupted."""
+    with gil:
+        if stop[0]:
+            raise KeyboardInterrupt
+        PyErr_CheckSignals()
+    return 0
+
+
 def run_stumps(
     X,
     const int32_t[::1] codes,
@@ -346,6 +363,7 @@ def run_stumps(
     int64_t[::1] n_mistakes,
     const double[:, ::1] draws,
     bint randomized,
+    const unsigned char[::1] stop,
 ):
     """One online pass of (randomized) halving for a block of problems.
 
@@ -354,6 +372,10 @@ def run_stumps(
     example is predicted (majority vote, ties +1; or the member of rank
     ``floor(draws[i, p] * size)``), counted as a mistake when wrong, then
     used to update the counts and the version space.
+
+    Raises KeyboardInterrupt, within milliseconds, after Ctrl-C or once
+    ``stop[0]`` is set (by the caller, when another block was interrupted),
+    with the arrays partly updated.
     """
     cdef _CheckedRows checked = _CheckedRows(X, thresholds, threshold_ptr)
     cdef const Rows* rows = &checked.rows
@@ -365,8 +387,10 @@ def run_stumps(
     _check_shape("n_mistakes", n_mistakes, (n_problems,))
     _check_shape("codes", codes, (n_rows,))
     _check_shape("draws", draws, (n_rows, n_problems))
-    cdef Py_ssize_t i, p, b, start, stop, cut, member
-    cdef int64_t positive, size, label
+    _check_shape("stop", stop, (1,))
+    cdef Py_ssize_t i, p, b, start, end, cut, member
+    cdef Py_ssize_t n_concepts = prefix.shape[1] - 1
+    cdef int64_t positive, size, label, work = 0
     cdef bint predict_positive
     cdef Py_ssize_t[::1] split = np.empty(n_blocks, dtype=np.intp)
     with nogil:
@@ -389,20 +413,25 @@ def run_stumps(
                     n_mistakes[p] += 1
                 for b in range(n_blocks):
                     start = _block_start(threshold_ptr, b)
-                    stop = start + _block_size(threshold_ptr, b)
+                    end = start + _block_size(threshold_ptr, b)
                     cut = start + split[b]
                     # the stumps of the block that predict -label err
                     if (label > 0) == ((b & 1) == 0):
                         diff[p, cut] += 1
-                        diff[p, stop] -= 1
+                        diff[p, end] -= 1
                         hi[p, b] = min(hi[p, b], split[b])
                     else:
                         diff[p, start] += 1
                         diff[p, cut] -= 1
                         lo[p, b] = max(lo[p, b], split[b])
+                work += n_blocks
                 if _size(threshold_ptr, prefix[p], lo[p], hi[p]) == 0:
                     _restart(threshold_ptr, diff[p], prefix[p], lo[p], hi[p],
                              &level[p])
+                    work += n_concepts
+            if work >= CHECK_EVERY:
+                work = 0
+                _interrupted(&stop[0])
 
 
 def stump_votes(

@@ -26,8 +26,13 @@ from ._norms import power_of_two_exponents
 _VALIDATION = dict(accept_sparse="csr", dtype=np.float64)
 
 # scipy.optimize.linprog's status codes
-_OPTIMAL, _LIMIT_REACHED, _INFEASIBLE = 0, 1, 2
+_OPTIMAL, _LIMIT_REACHED, _UNBOUNDED = 0, 1, 3
 _NEGLIGIBLE_COST = 1e-9
+# linprog's (method, presolve), in the order tried until one is trusted
+_ATTEMPTS = [("highs", False), ("highs", True), ("highs-ipm", True)]
+# The gap allowed between the costs of a solution and of its dual, relative
+# to the dual's, beyond HiGHS's tolerance of 1e-7 on each slack.
+_DUALITY_GAP = 1e-6
 # A row whose largest entry exceeds the median row's by more than this
 # power of 2 is scaled down to the median row's.
 _DOMINANT_ROW_EXPONENT = 10
@@ -55,27 +60,118 @@ def _row_exponents(X):
     return np.where(nonzero & (excess > _DOMINANT_ROW_EXPONENT), excess, 0)
 
 
-def _scaled_rows(X, row_factors):
-    """The CSR matrix of ``row_factors[i] * X[i]``, and the row of each
-    stored entry."""
-    block = sp.csr_array(X, copy=sp.issparse(X))
-    rows = np.repeat(
-        np.arange(X.shape[0], dtype=block.indices.dtype), np.diff(block.indptr)
+def _scaled_columns(X, row_factors, fit_intercept):
+    """The rows of the dual program: ``Z = [R X F, r]^T`` as a CSC array,
+    where ``R = diag(row_factors)``, ``F`` scales every column of ``R X``
+    by the power of 2 that brings its largest entry into [0.5, 1), and the
+    last row, for the intercept, is ``r``, the row factors; and the
+    diagonal of ``F``. Column ``i`` of ``Z`` is example ``i``: a dense X is
+    copied once, in its own order, and a CSR one keeps its non-zeros."""
+    n_samples, n_features = X.shape
+    width = n_features + fit_intercept
+    if sp.issparse(X):
+        data, indices, indptr = _interleaved(X, fit_intercept)
+        if fit_intercept:
+            data[indptr[1:] - 1] = 1.0
+        if (row_factors != 1).any():
+            data *= np.repeat(row_factors, np.diff(indptr))
+        largest = np.zeros(width)
+        np.maximum.at(largest, indices, np.abs(data))
+        column_factors = _factors(largest[:n_features])
+        data *= np.append(column_factors, 1.0)[indices]
+    else:
+        values = np.empty((n_samples, width))
+        values[:, :n_features] = X
+        values[:, n_features:] = 1.0
+        values *= row_factors[:, None]
+        column_factors = _factors(_largest_magnitudes(values[:, :n_features], 0))
+        values[:, :n_features] *= column_factors
+        data = values.ravel()
+        # int32 where it holds the positions: scipy would copy a mix of both
+        index = np.int32 if data.size + n_features < 2**31 else np.int64
+        indices = np.tile(np.arange(width, dtype=index), n_samples)
+        indptr = np.arange(0, data.size + 1, width, dtype=index)
+    return sp.csc_array((data, indices, indptr), shape=(width, n_samples)), (
+        column_factors
     )
-    if (row_factors != 1).any():
-        block.data *= row_factors[rows]
-    return block, rows
+
+
+def _with_identity(Z, n_features):
+    """``[Z, -I]``: one more column per weight, ``-1`` in its row, for the
+    terms of ``||w||_1``."""
+    index = Z.indices.dtype
+    return sp.csc_array(
+        (
+            np.concatenate([Z.data, np.full(n_features, -1.0)]),
+            np.concatenate([Z.indices, np.arange(n_features, dtype=index)]),
+            np.concatenate(
+                [Z.indptr, Z.indptr[-1] + np.arange(1, n_features + 1, dtype=index)]
+            ),
+        ),
+        shape=(Z.shape[0], Z.shape[1] + n_features),
+    )
+
+
+def _negligible_to_zero(costs):
+    """Costs below HiGHS's tolerances, which cannot tell solutions apart,
+    set to 0 (its solvers fail on them)."""
+    return np.where(costs < _NEGLIGIBLE_COST, 0.0, costs)
+
+
+def _factors(largest):
+    """The powers of 2 that bring each ``largest`` into [0.5, 1)."""
+    return np.ldexp(1.0, -power_of_two_exponents(largest))
+
+
+def _interleaved(X, fit_intercept):
+    """The CSR arrays of X with, when ``fit_intercept``, one more entry at
+    the end of each row, in the column after the last (its value unset)."""
+    if not fit_intercept:
+        return X.data.copy(), X.indices.copy(), X.indptr.copy()
+    n_samples, n_features = X.shape
+    indptr = X.indptr + np.arange(n_samples + 1, dtype=X.indptr.dtype)
+    data = np.empty(indptr[-1])
+    indices = np.empty(indptr[-1], dtype=X.indices.dtype)
+    last = np.zeros(indptr[-1], dtype=bool)
+    last[indptr[1:] - 1] = True
+    data[~last] = X.data
+    indices[~last] = X.indices
+    indices[last] = n_features
+    return data, indices, indptr
+
+
+def _primal(result, column_factors, fit_intercept):
+    """The weights and the intercept that solve the program, in the units
+    of X, from the dual's result: the multipliers of its equality rows."""
+    solution = -result.eqlin.marginals
+    n_features = len(column_factors)
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights = solution[:n_features] * column_factors
+    return weights, solution[n_features] if fit_intercept else 0.0
+
+
+def _functional_margins(X, signs, coef, intercept):
+    """``y_i (w . x_i + b)``, inf or NaN where it overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return signs * (safe_sparse_dot(X, coef) + intercept)
+
+
+def _separates(functional):
+    """Whether the functional margins are near the 1 the program asks; far
+    below it, the solver's answer is wrong."""
+    return np.nan_to_num(functional, nan=-np.inf).min() >= 0.5
 
 
 def _check_separated(X, signs, coef, intercept):
     """The program asks y (w . x + b) >= 1; far below it, the solver's
     answer is wrong, which happens when the weights of a solution span more
     orders of magnitude than double precision holds."""
-    functional = signs * (safe_sparse_dot(X, coef) + intercept)
-    if functional.min() < 0.5:
+    functional = _functional_margins(X, signs, coef, intercept)
+    if not _separates(functional):
+        smallest = functional.min()
         raise ValueError(
             "The solution of scipy.optimize.linprog does not separate the "
-            f"training sample (smallest y (w . x + b) = {functional.min():.3g}, "
+            f"training sample (smallest y (w . x + b) = {smallest:.3g}, "
             "asked >= 1): the separating weights need more precision than "
             "float64 holds."
         )
@@ -126,12 +222,14 @@ class LinearProgramClassifier(
         which is 0, a consistent hypothesis, on a separable sample.
 
     max_iter : int, default=None
-        The most iterations HiGHS may make on each program (its simplex and
-        interior-point iteration limits); ``None`` for HiGHS's default,
+        The most iterations HiGHS may make on each program, at each attempt
+        (see the Notes; its simplex and interior-point iteration limits);
+        ``None`` for HiGHS's default,
         which does not bound them in practice.
 
     time_limit : float, default=None
-        The most seconds HiGHS may spend on each program, ``> 0``; ``None``
+        The most seconds HiGHS may spend on each program, at each attempt,
+        ``> 0``; ``None``
         for no limit. Building the program and handing it over, in time
         proportional to the non-zeros of ``X``, come on top.
 
@@ -158,7 +256,8 @@ class LinearProgramClassifier(
         publishes no model).
 
     n_iter_ : ndarray of shape (1,) or (n_classes,)
-        The number of iterations of the solver for each problem.
+        The number of iterations of the solver on the dual of each problem
+        (see the Notes).
 
     n_features_in_ : int
         Number of features seen during :meth:`fit`.
@@ -203,11 +302,19 @@ class LinearProgramClassifier(
     :meth:`predict` raise the same error rather than return it or a class
     from it.
 
-    The constraint matrix holds one entry per non-zero of ``X``, plus one
-    per example for the intercept and for the slacks (and ``4`` per
-    feature for ``"l1_margin"``). :func:`scipy.optimize.linprog` and HiGHS
-    keep several copies of it: a fit on a dense ``X`` peaks at 25 to 30
-    times the memory of ``X``, most of it theirs
+    HiGHS solves the dual of each program, which has one row per feature
+    (and one for the intercept) and one column per example: its matrix is
+    the scaled ``X`` itself, with one more entry per example for the
+    intercept and one per feature for ``"l1_margin"``, built once for all
+    classes (a dense ``X`` copied once, a sparse one keeping its
+    non-zeros). The slacks and ``||w||_1`` become bounds on its variables,
+    and ``w`` and ``b`` are the multipliers of its rows. HiGHS's dual
+    simplex solves it without presolve, which keeps fewer copies of it; a
+    result that does not stand (a sample called not separable, weights
+    that do not separate it, or a cost above the dual's) is solved again
+    with presolve, then with the interior-point method. linprog and HiGHS
+    still keep several copies of the matrix: a fit on a dense ``X`` peaks
+    at about 16 times the memory of ``X``
     (``benchmarks/bench_linear_program.py`` measures it), and its time
     grows faster than the size of ``X``; ``max_iter`` and ``time_limit``
     bound a fit. ``KeyboardInterrupt`` stops a fit when HiGHS returns,
@@ -315,11 +422,9 @@ class LinearProgramClassifier(
         # then every column scaled by a power of 2 (exactly), and
         # y (w . x + b) >= 1 is unchanged by w_j <- w_j * column_factor_j.
         row_factors = np.ldexp(1.0, -_row_exponents(X))
-        block, rows = _scaled_rows(X, row_factors)
-        column_factors = np.ldexp(
-            1.0, -power_of_two_exponents(_largest_magnitudes(block, axis=0))
-        )
-        block.data *= column_factors[block.indices]
+        Z, column_factors = _scaled_columns(X, row_factors, self.fit_intercept)
+        if self.objective == "l1_margin":
+            Z = _with_identity(Z, X.shape[1])
 
         n_features = X.shape[1]
         coef = np.zeros((len(targets), n_features))
@@ -327,9 +432,18 @@ class LinearProgramClassifier(
         n_iter = np.zeros(len(targets), dtype=int)
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            result = self._solve(
-                block, rows, signs, row_factors, column_factors, sample_weight
-            )
+            program = (signs, row_factors, column_factors, sample_weight)
+            # Without presolve HiGHS keeps fewer copies of the program, but
+            # can misjudge an ill-conditioned one (call the dual of a
+            # separable sample unbounded, or stop short of its optimum);
+            # presolve, then the interior point method, solve those, and
+            # presolve confirms a sample that is not separable.
+            for method, presolve in _ATTEMPTS:
+                result = self._solve(Z, *program, method, presolve)
+                if self._trusted(result, X, *program) or (
+                    presolve and result.status == _UNBOUNDED
+                ):
+                    break
             if result.status == _LIMIT_REACHED:
                 # The point where HiGHS stopped solves nothing in general:
                 # it may violate the constraints, or be absent.
@@ -343,7 +457,7 @@ class LinearProgramClassifier(
                 )
                 self.__dict__ = previous
                 return self
-            if result.status == _INFEASIBLE:
+            if result.status == _UNBOUNDED:
                 which = (
                     "" if len(targets) == 1 else f" (class {target} against the rest)"
                 )
@@ -357,8 +471,7 @@ class LinearProgramClassifier(
                     f"scipy.optimize.linprog failed on the training data: "
                     f"{result.message}"
                 )
-            with np.errstate(over="ignore"):
-                weights = result.x[:n_features] * column_factors
+            weights, intercept[k] = _primal(result, column_factors, self.fit_intercept)
             if not np.isfinite(weights).all():
                 raise_non_finite(
                     "the weights",
@@ -366,8 +479,6 @@ class LinearProgramClassifier(
                     "so that the sample's norms are nearer 1",
                 )
             coef[k] = weights
-            if self.fit_intercept:
-                intercept[k] = result.x[self._n_weights(n_features)]
             n_iter[k] = result.nit
             if self.C is None:
                 _check_separated(X, signs, coef[k], intercept[k])
@@ -378,79 +489,98 @@ class LinearProgramClassifier(
         self.n_iter_ = n_iter
         return self
 
-    def _n_weights(self, n_features):
-        # "l1_margin" bounds |w_j| by t_j >= 0, so that ||w||_1 is linear.
-        return 2 * n_features if self.objective == "l1_margin" else n_features
+    def _trusted(self, result, X, signs, row_factors, column_factors, sample_weight):
+        """Whether a result of linprog may stand: a limit reached, or an
+        optimum that separates X (without slacks) or whose cost is that of
+        the dual (with them)."""
+        if result.status != _OPTIMAL:
+            return result.status == _LIMIT_REACHED
+        weights, intercept = _primal(result, column_factors, self.fit_intercept)
+        functional = _functional_margins(X, signs, weights, intercept)
+        if self.C is None:
+            return _separates(functional)
+        weight_cost, slack_cost = self._costs(column_factors, sample_weight)
+        with np.errstate(over="ignore", invalid="ignore"):
+            slacks = np.maximum(self._rhs(row_factors) - row_factors * functional, 0)
+            cost = slack_cost @ (slacks / row_factors)
+            if weight_cost is not None:
+                cost += weight_cost @ np.abs(weights / column_factors)
+        dual_cost = -result.fun
+        allowed = _DUALITY_GAP * (1 + abs(dual_cost)) + 1e-7 * slack_cost.sum()
+        return bool(cost - dual_cost <= allowed)
 
-    def _solve(self, block, rows, signs, row_factors, column_factors, sample_weight):
-        """linprog on y_i (w . x_i + b) >= 1 (- xi_i), each row multiplied by
-        its row factor and written as A x <= b, for X scaled in ``block``
-        (its entries in ``rows``)."""
-        n_samples, n_features = block.shape
-        n_weights = self._n_weights(n_features)
-        # One coordinate list, built once: linprog copies it to CSC for HiGHS.
-        entries = [(block.data * -signs[rows], rows, block.indices)]
-        bounds = [(None, None)] * n_features
-        cost = [np.zeros(n_features)]
-        n_rows = n_samples
-        if self.objective == "l1_margin":
-            # -t_j <= w_j <= t_j, in rows n_samples .. n_samples + 2 n_features
-            j = np.arange(n_features, dtype=rows.dtype)
-            n_rows += 2 * n_features
-            entries.append(
-                (
-                    np.tile([1.0, -1.0, -1.0, -1.0], n_features),
-                    n_samples
-                    + np.repeat(np.arange(2 * n_features, dtype=rows.dtype), 2),
-                    np.stack([j, n_features + j, j, n_features + j], 1).ravel(),
-                )
-            )
-            bounds += [(0, None)] * n_features
-            # ||w||_1 = sum_j column_factor_j t_j in the scaled program
-            cost.append(column_factors)
-        i = np.arange(n_samples, dtype=rows.dtype)
-        if self.fit_intercept:
-            entries.append(
-                (-signs * row_factors, i, np.full(n_samples, n_weights, dtype=i.dtype))
-            )
-            bounds.append((None, None))
-            cost.append(np.zeros(1))
-        if self.C is not None:
-            first_slack = n_weights + self.fit_intercept
-            entries.append((-row_factors, i, first_slack + i))
-            bounds += [(0, None)] * n_samples
-            cost.append(self.C * sample_weight)
-        data, row, column = (
-            np.concatenate(part) for part in zip(*entries, strict=True)
+    def _costs(self, column_factors, sample_weight):
+        """The costs of the terms of ``||w||_1`` and of the slacks (None
+        where the program has none), divided by the largest of them: only
+        their ratios matter, and HiGHS reads costs above 1e20 as infinite,
+        where a C far from 1 would put them."""
+        weight_cost = column_factors if self.objective == "l1_margin" else None
+        slack_cost = None if self.C is None else self.C * sample_weight
+        present = [cost for cost in (weight_cost, slack_cost) if cost is not None]
+        largest = max([cost.max() for cost in present], default=1.0)
+        return tuple(
+            None if cost is None else _negligible_to_zero(cost / largest)
+            for cost in (weight_cost, slack_cost)
         )
-        del entries
-        A = sp.coo_array((data, (row, column)), shape=(n_rows, len(bounds)))
-        del data, row, column
+
+    def _rhs(self, row_factors):
+        """The least functional margin asked of each scaled example."""
         if self.C is None and self.objective == "feasibility":
             # Without costs any separator will do: asking every scaled row
             # for a functional margin of 1 asks each unscaled one for at
             # least 1 / row_factor >= 1, and keeps a dominant row's
             # constraint within HiGHS's absolute tolerance.
-            rhs = np.ones(n_samples)
-        else:
-            rhs = row_factors.copy()
-        b_ub = np.concatenate([-rhs, np.zeros(n_rows - n_samples)])
-        # Only the ratios of the costs matter; HiGHS reads costs above 1e20
-        # as infinite, and a C far from 1 would be there.
-        cost = np.concatenate(cost)
-        if cost.max() > 0:
-            cost /= cost.max()
-            # Below HiGHS's tolerances a cost cannot tell solutions apart,
-            # and its presolve fails on them.
-            cost[cost < _NEGLIGIBLE_COST] = 0.0
+            return np.ones(len(row_factors))
+        return row_factors
+
+    def _solve(
+        self,
+        Z,
+        signs,
+        row_factors,
+        column_factors,
+        sample_weight,
+        method,
+        presolve,
+    ):
+        """linprog on the dual of the program: ``min c^T z`` over the
+        weights ``w``, ``b`` and the slacks, subject to
+        ``r_i y_i (w . x_i + b) (+ r_i xi_i) >= h_i``, on X scaled as in
+        ``Z`` (see ``_scaled_columns``; ``r_i`` the row factors).
+
+        The dual has one equality row per weight and one per intercept,
+        and one column per example: ``Z nu = 0`` (plus ``- mu`` for
+        ``"l1_margin"``), maximizing ``sum_i h_i y_i nu_i``, where
+        ``nu_i = y_i lambda_i`` carries the sign of the label, so that
+        ``Z`` serves every class. The primal's costs become the dual's
+        bounds: ``lambda_i <= C s_i / r_i`` for the slacks (no bound
+        without them) and ``|mu_j| <= column_factor_j`` for the terms of
+        ``||w||_1``. Without slacks, the dual is unbounded exactly when the
+        sample is not separable. The multipliers of the equality rows are
+        ``-(w, b)``."""
+        n_samples = len(signs)
+        weight_cost, slack_cost = self._costs(column_factors, sample_weight)
+        upper = np.inf if slack_cost is None else slack_cost / row_factors
+        bounds = np.empty((Z.shape[1], 2))
+        # nu_i = y_i lambda_i, with 0 <= lambda_i <= upper_i
+        bounds[:n_samples, 0] = np.where(signs > 0, 0.0, -upper)
+        bounds[:n_samples, 1] = np.where(signs > 0, upper, 0.0)
+        if weight_cost is not None:
+            bounds[n_samples:, 0] = -weight_cost
+            bounds[n_samples:, 1] = weight_cost
+        cost = np.zeros(Z.shape[1])
+        cost[:n_samples] = -self._rhs(row_factors) * signs
         options = {"maxiter": self.max_iter, "time_limit": self.time_limit}
         return linprog(
             cost,
-            A_ub=A,
-            b_ub=b_ub,
+            A_eq=Z,
+            b_eq=np.zeros(Z.shape[0]),
             bounds=bounds,
-            method="highs",
-            options={key: value for key, value in options.items() if value is not None},
+            method=method,
+            options={
+                "presolve": presolve,
+                **{key: value for key, value in options.items() if value is not None},
+            },
         )
 
     def __sklearn_tags__(self):

@@ -64,20 +64,27 @@ class VersionSpaces:
         """
         n_problems = len(self.n_mistakes)
         self._record(X, codes)
-        # The blocks update this object's arrays in place: a process
-        # backend set by the caller (loky, dask) must not take them.
-        Parallel(n_jobs=n_jobs, require="sharedmem")(
-            delayed(self._learn_block)(
-                X, codes, first_class, problems, draws, randomized
+        stop = np.zeros(1, dtype=np.uint8)
+        try:
+            # The blocks update this object's arrays in place: a process
+            # backend set by the caller (loky, dask) must not take them.
+            Parallel(n_jobs=n_jobs, require="sharedmem")(
+                delayed(self._learn_block)(
+                    X, codes, first_class, problems, draws, randomized, stop
+                )
+                for problems in _contiguous_blocks(n_problems, n_jobs)
             )
-            for problems in _contiguous_blocks(n_problems, n_jobs)
-        )
+        finally:
+            # an interrupt ends every block still running
+            stop[0] = 1
         self._settle(first_class)
 
     def _record(self, X, codes):
         """Keep what the pass over a batch needs besides the batch."""
 
-    def _learn_block(self, X, codes, first_class, problems, draws, randomized):
+    def _learn_block(self, X, codes, first_class, problems, draws, randomized, stop):
+        """Learn the batch in the problems ``problems``; raise
+        KeyboardInterrupt soon after ``stop[0]`` is set."""
         raise NotImplementedError
 
     def _settle(self, first_class):
@@ -134,7 +141,7 @@ class ListedVersionSpaces(VersionSpaces):
     def _record(self, X, codes):
         self.history.append(X, codes)
 
-    def _learn_block(self, X, codes, first_class, problems, draws, randomized):
+    def _learn_block(self, X, codes, first_class, problems, draws, randomized, stop):
         """Halving over an index set of live concepts, one example at a time."""
         concepts = self.concepts
         start = self.history.stop - X.shape[0]
@@ -142,6 +149,8 @@ class ListedVersionSpaces(VersionSpaces):
             live = self.live[p]
             labels = np.where(codes == first_class + p, 1, -1)
             for i, label in enumerate(labels):
+                if stop[0]:
+                    raise KeyboardInterrupt
                 predictions = concepts._checked_predictions(X[i : i + 1], live)[0]
                 if randomized:
                     guess = predictions[_rank(draws[i, p], len(live))]
@@ -239,7 +248,7 @@ class StumpVersionSpaces(VersionSpaces):
             setattr(other, name, getattr(self, name).copy())
         return other
 
-    def _learn_block(self, X, codes, first_class, problems, draws, randomized):
+    def _learn_block(self, X, codes, first_class, problems, draws, randomized, stop):
         stumps = self.concepts
         run_stumps(
             X,
@@ -255,6 +264,7 @@ class StumpVersionSpaces(VersionSpaces):
             self.n_mistakes[problems],
             np.ascontiguousarray(draws[:, problems]),
             randomized,
+            stop,
         )
 
     def _votes(self, X):

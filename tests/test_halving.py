@@ -627,6 +627,7 @@ def test_compiled_functions_check_their_shapes(broken):
             np.zeros(3, dtype=np.int64),
             np.zeros((40, 3)),
             False,
+            np.zeros(1, dtype=np.uint8),
         )
     if broken not in ("X", "thresholds"):  # stump_member reads neither
         with pytest.raises(ValueError):

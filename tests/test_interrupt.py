@@ -2,8 +2,9 @@
 leaves the model as it was before the call.
 
 Each case runs in a subprocess that receives a real SIGINT while a fit of
-up to a million epochs is under way. (scikit-learn's Perceptron and
-SGDClassifier ignore it until their compiled loop ends.)
+up to a million epochs, or a halving pass over a large sample, is under
+way. (scikit-learn's Perceptron and SGDClassifier ignore it until their
+compiled loop ends.)
 """
 
 import signal
@@ -20,17 +21,24 @@ CHILD = textwrap.dedent(
     import numpy as np
     from sklearn.datasets import make_classification
     from sklearn.exceptions import ConvergenceWarning
-    from skperc import KernelPerceptron, MarginPerceptron
+    from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     name, n_jobs = sys.argv[1], int(sys.argv[2])
-    X, y = make_classification(
-        20000, 20, n_classes=3, n_informative=5, flip_y=0.2, random_state=0
-    )
-    cls = {"MarginPerceptron": MarginPerceptron, "KernelPerceptron": KernelPerceptron}
-    clf = cls[name](max_iter=2, n_jobs=n_jobs, random_state=0).fit(X[:200], y[:200])
+    if name == "HalvingClassifier":
+        # one pass over the stumps of 400 features, 10 problems: seconds
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((50_000, 400))
+        y = rng.integers(10, size=len(X))
+        clf = HalvingClassifier(n_jobs=n_jobs).fit(X[:200], y[:200])
+    else:
+        X, y = make_classification(
+            20000, 20, n_classes=3, n_informative=5, flip_y=0.2, random_state=0
+        )
+        cls = MarginPerceptron if name == "MarginPerceptron" else KernelPerceptron
+        clf = cls(max_iter=2, n_jobs=n_jobs, random_state=0).fit(X[:200], y[:200])
+        clf.set_params(max_iter=10**6, tol=None)
     before = clf.decision_function(X[:50])
-    clf.set_params(max_iter=10**6, tol=None)
     print("ready", flush=True)
     try:
         clf.fit(X, y)
@@ -48,7 +56,13 @@ CHILD = textwrap.dedent(
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
 @pytest.mark.parametrize(
     "name, n_jobs",
-    [("MarginPerceptron", 1), ("MarginPerceptron", 2), ("KernelPerceptron", 1)],
+    [
+        ("MarginPerceptron", 1),
+        ("MarginPerceptron", 2),
+        ("KernelPerceptron", 1),
+        ("HalvingClassifier", 1),
+        ("HalvingClassifier", 2),
+    ],
 )
 def test_sigint_stops_the_fit_and_keeps_the_model(name, n_jobs):
     child = subprocess.Popen(

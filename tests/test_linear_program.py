@@ -202,14 +202,16 @@ def test_separable_samples_of_very_different_magnitudes_are_separated(case, para
 
 
 def test_the_constraint_matrix_holds_one_entry_per_non_zero(monkeypatch):
-    """Without doubling X (the l1 norm bounds |w| by t >= 0) and without a
-    dense copy: a sparse X of 1% density stays sparse in the program."""
+    """The dual program's matrix holds X once, sparse as X is, with one
+    entry per example for the intercept and, for the l1 norm, one per
+    feature: no dense copy, no second copy of X (for |w| or the slacks),
+    whatever the class, the objective or C."""
     import skperc._linear_program as module
 
     seen = []
 
     def spy(*args, **kwargs):
-        seen.append(kwargs["A_ub"])
+        seen.append(kwargs["A_eq"])
         return linprog(*args, **kwargs)
 
     monkeypatch.setattr(module, "linprog", spy)
@@ -217,8 +219,9 @@ def test_the_constraint_matrix_holds_one_entry_per_non_zero(monkeypatch):
     y = np.arange(300) % 2
     n_samples, n_features = X.shape
     for params, extra in [
-        ({"C": 1.0}, 2 * n_samples),
-        ({"objective": "l1_margin", "C": 1.0}, 2 * n_samples + 4 * n_features),
+        ({"C": 1.0}, n_samples),
+        ({"C": 1.0, "fit_intercept": False}, 0),
+        ({"objective": "l1_margin", "C": 1.0}, n_samples + n_features),
     ]:
         seen.clear()
         LinearProgramClassifier(**params).fit(X, y)
