@@ -137,7 +137,7 @@ class Points:
 class BudgetSupport:
     """The support vectors of a budgeted run as its compiled loop keeps
     them: slots of ``rows`` (one more row, scratch, at the end), their
-    squared norms, coefficients (a row per problem), averaging sums (no
+    squared norms (the loop's), coefficients (a row per problem), averaging sums (no
     rows without averaging), indices among the samples seen (-1 for a
     merged vector), classes and order of entry; ``state`` holds the number
     of slots in use, the next order of entry and the index of the first
@@ -161,8 +161,6 @@ class BudgetSupport:
         old = run.rows.toarray() if sp.issparse(run.rows) else run.rows
         rows = np.zeros((capacity + 1, n_features))
         rows[:n_old] = old
-        sq_norms = np.zeros(capacity + 1)
-        sq_norms[:n_old] = row_norms(old, squared=True)
 
         def slots(values, dtype=np.float64):
             padded = np.zeros((len(values), capacity), dtype=dtype)
@@ -171,7 +169,7 @@ class BudgetSupport:
 
         return cls(
             rows=rows,
-            sq_norms=sq_norms,
+            sq_norms=np.zeros(capacity + 1),
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],
@@ -741,7 +739,6 @@ class KernelPerceptron(BasePerceptron):
             csr = (X.data, X.indices, X.indptr.astype(np.int64))
         else:
             dense, csr = X, (np.empty(0), np.empty(0, np.int32), np.empty(0, np.int64))
-        sq_norms = row_norms(X, squared=True)
         spec = dict(
             kind=_COMPILED_KERNELS[self.kernel],
             gamma=self._gamma(),
@@ -749,13 +746,14 @@ class KernelPerceptron(BasePerceptron):
             degree=self.degree,
         )
         # The diagonal reads the squared norms only.
-        diag = kernel_diagonal(np.empty((X.shape[0], 0)), sq_norms, spec)
+        diag = kernel_diagonal(
+            np.empty((X.shape[0], 0)), row_norms(X, squared=True), spec
+        )
         counters = run.counters()
         failure = new_failure()
         n_epochs, converged, stopped = run_budget_epochs(
             dense,
             csr,
-            sq_norms,
             spec,
             diag,
             codes.astype(np.int32),

@@ -798,10 +798,9 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         kj = skperc_exp_nonpositive(best_h * best_h * log(b.krow[partner]))
         row_m = b.rows + m * d
         row_j = b.rows + partner * d
-        b.sq_norms[partner] = 0.0
         for s in range(d):
             row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
-            b.sq_norms[partner] += row_j[s] * row_j[s]
+        b.sq_norms[partner] = _sq_norm(row_j, d)
         for c in range(b.n_problems):
             b.coef[c * b.capacity + partner] = (
                 b.coef[c * b.capacity + m] * km
@@ -882,9 +881,20 @@ cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
             b.snap_n[at] = n
 
 
+cdef double _sq_norm(const double* row, Py_ssize_t d) noexcept nogil:
+    """||row||^2, summed in feature order: every squared norm of the
+    budgeted loop is this sum, so that a call that resumes a run computes
+    the kernel of the support to the same bits."""
+    cdef Py_ssize_t s
+    cdef double total = 0.0
+    for s in range(d):
+        total += row[s] * row[s]
+    return total
+
+
 cdef void _load_row(Support* b, const double* dense, const double* data,
                     const int32_t* indices, const int64_t* indptr,
-                    const double* sq_norms, Py_ssize_t i) noexcept nogil:
+                    Py_ssize_t i) noexcept nogil:
     """Copy example i, a dense or CSR row, into the row after the support."""
     cdef Py_ssize_t p, d = b.n_features
     cdef double* row = b.rows + b.capacity * d
@@ -895,7 +905,7 @@ cdef void _load_row(Support* b, const double* dense, const double* data,
         for p in range(indptr[i], indptr[i + 1]):
             # duplicate entries add up, as in scipy
             row[indices[p]] += data[p]
-    b.sq_norms[b.capacity] = sq_norms[i]
+    b.sq_norms[b.capacity] = _sq_norm(row, d)
 
 
 cdef int _run_budget_epochs(
@@ -905,7 +915,6 @@ cdef int _run_budget_epochs(
     const double* data,
     const int32_t* indices,
     const int64_t* indptr,
-    const double* sq_norms,
     const double* diag,
     const int32_t* y,
     const double* weight,
@@ -940,7 +949,7 @@ cdef int _run_budget_epochs(
                 continue
             if epoch == 0 and not _see_norm(e, diag[i]):
                 return 0
-            _load_row(b, dense, data, indices, indptr, sq_norms, i)
+            _load_row(b, dense, data, indices, indptr, i)
             _kernel_row(kernel, b.rows, b.sq_norms, b.n_support,
                         b.rows + cap * d, b.sq_norms[cap], b.krow)
             if not _all_finite(b.krow, b.n_support):
@@ -996,7 +1005,6 @@ cdef int _run_budget_epochs(
 def run_budget_epochs(
     const double[:, ::1] dense,
     csr,
-    const double[::1] sq_norms,
     KernelSpec spec,
     const double[::1] diag,
     const int32_t[::1] y,
@@ -1018,7 +1026,8 @@ def run_budget_epochs(
     ``support`` in place.
 
     ``support`` holds the support vectors in slots: ``rows`` (capacity + 1
-    rows, the last one scratch), ``sq_norms`` (capacity + 1), ``coef`` and
+    rows, the last one scratch), ``sq_norms`` (capacity + 1, computed
+    here), ``coef`` and
     ``avg_coef`` (one row per problem, ``avg_coef`` with no rows turns
     averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
     (number held, clock of entries, index of the first example of this
@@ -1056,7 +1065,7 @@ def run_budget_epochs(
             and 0 <= state[0] <= cap
             and (not average or (avg_coef.shape[0] == k
                                  and avg_coef.shape[1] == cap))
-            and sq_norms.shape[0] == n and diag.shape[0] == n
+            and diag.shape[0] == n
             and weight.shape[0] == n
             and (dense.shape[1] == d if is_dense else (
                 indptr.shape[0] == n + 1 and indptr[0] == 0
@@ -1100,6 +1109,8 @@ def run_budget_epochs(
     b.capacity = cap
     b.n_features = d
     b.n_support = state[0]
+    for ii in range(b.n_support):
+        sv_sq[ii] = _sq_norm(&rows[ii, 0], d)
     b.strategy = strategy
     b.first_class = first_class
     b.rows = &rows[0, 0]
@@ -1132,7 +1143,7 @@ def run_budget_epochs(
     with nogil:
         _run_budget_epochs(
             &b, &kernel, dense_rows, values, columns, starts,
-            &sq_norms[0], &diag[0], &y[0], &weight[0], &visit[0],
+            &diag[0], &y[0], &weight[0], &visit[0],
             visit.shape[0], &e, &delta[0], &delta_avg[0],
         )
     state[0] = b.n_support
