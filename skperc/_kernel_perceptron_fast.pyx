@@ -18,9 +18,10 @@ follow the function, for the norm ``||w||^2 = sum_r coef[c, r] f[c, r]``.
 
 from cpython.ref cimport PyObject
 from cython.view cimport array as c_array
-from libc.math cimport pow, sqrt, tanh
+from libc.math cimport INFINITY, log, pow, sqrt, tanh
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from ._thresholds cimport Threshold, read_threshold
 cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
                     double gamma, Py_ssize_t n) noexcept nogil
+    double skperc_exp_nonpositive(double x) noexcept nogil
 
 # The kernels the loop computes itself; KERNEL_PYTHON calls back to Python.
 cpdef enum KernelKind:
@@ -147,16 +149,26 @@ cdef int _compute_column(const Kernel* kernel, Py_ssize_t j, Py_ssize_t slot,
         for r in range(n):
             out[r] = kernel.rows[r * m + j]
         return 0
-    _dots(kernel.rows, n, m, kernel.rows + j * m, out)
+    _kernel_row(kernel, kernel.rows, kernel.sq_norms, n, kernel.rows + j * m,
+                kernel.sq_norms[j], out)
+    return 0
+
+
+cdef void _kernel_row(const Kernel* kernel, const double* rows,
+                      const double* sq_norms, Py_ssize_t n, const double* x,
+                      double sq_norm_x, double* out) noexcept nogil:
+    """out[r] = k(rows[r], x) for n rows of kernel.n_columns features, with
+    a kernel computed on the features (not KERNEL_PRECOMPUTED)."""
+    cdef Py_ssize_t r
+    _dots(rows, n, kernel.n_columns, x, out)
     if kernel.kind == KERNEL_POLY:
         for r in range(n):
             out[r] = pow(kernel.gamma * out[r] + kernel.coef0, kernel.degree)
     elif kernel.kind == KERNEL_RBF:
-        skperc_rbf(out, kernel.sq_norms, kernel.sq_norms[j], kernel.gamma, n)
+        skperc_rbf(out, sq_norms, sq_norm_x, kernel.gamma, n)
     elif kernel.kind == KERNEL_SIGMOID:
         for r in range(n):
             out[r] = tanh(kernel.gamma * out[r] + kernel.coef0)
-    return 0
 
 
 cdef double* _column(Cache* cache, const Kernel* kernel,
@@ -242,6 +254,39 @@ cdef void _take_snapshots(Model* m, Epochs* e) noexcept nogil:
                 m.snap_f[row + r] = m.f[c * n + r]
 
 
+cdef int _see_norm(Epochs* e, double norm2) except -1 nogil:
+    """Follow k(x, x), the squared norm in feature space of an example of
+    the first epoch, with the radius; 0 after recording one that is not
+    finite."""
+    if not finite(norm2):
+        fail(e.failure, KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
+        return 0
+    if norm2 > e.max_norm2:
+        e.max_norm2 = norm2
+    return see_radius(e, norm2)
+
+
+cdef int _examine(Epochs* e, Py_ssize_t c, Py_ssize_t i, double yc,
+                  double value, double weight, double* delta,
+                  double* delta_avg) except -1 nogil:
+    """Problem c examines example i, of label yc, weight ``weight`` and
+    decision value ``value``: delta[c] and delta_avg[c] are its update (0
+    without one). 0 after recording a value that is not finite."""
+    if not finite(value):
+        fail(e.failure, DECISION_VALUE, e.epoch, e.n_updates[c], c)
+        return 0
+    e.n_steps[c] += 1
+    observe(e, c, yc * value, weight)
+    if yc * value <= e.thresholds[c]:
+        delta[c] = yc * weight
+        # Lazy averaging: the update made at step s counts in the mean of
+        # the function over steps s..N.
+        delta_avg[c] = delta[c] * <double>(e.n_steps[c] - 1)
+        count_update(e, c, i, yc, weight)
+        return after_update(e, c)
+    return 1
+
+
 cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
                         Epochs* e) except -1 nogil:
     """Remove the oldest support vector from the function."""
@@ -304,15 +349,8 @@ cdef int _run_epochs(
             i = visit[ii]
             if weight[i] == 0.0:
                 continue
-            # The radius follows k(x, x), the squared norm in feature space.
-            if epoch == 0:
-                if not finite(diag[i]):
-                    fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
-                    return 0
-                if diag[i] > e.max_norm2:
-                    e.max_norm2 = diag[i]
-                if not see_radius(e, diag[i]):
-                    return 0
+            if epoch == 0 and not _see_norm(e, diag[i]):
+                return 0
 
             updated = False
             for c in range(k):
@@ -320,20 +358,10 @@ cdef int _run_epochs(
                 if not active(e, c):
                     continue
                 yc = 1.0 if y[i] == m.first_class + c else -1.0
-                if not finite(m.f[c * n + i]):
-                    fail(e.failure, DECISION_VALUE, epoch, e.n_updates[c], c)
+                if not _examine(e, c, i, yc, m.f[c * n + i], weight[i], delta,
+                                delta_avg):
                     return 0
-                e.n_steps[c] += 1
-                observe(e, c, yc * m.f[c * n + i], weight[i])
-                if yc * m.f[c * n + i] <= e.thresholds[c]:
-                    delta[c] = yc * weight[i]
-                    # Lazy averaging: the update made at step s counts in
-                    # the mean of the function over steps s..N.
-                    delta_avg[c] = delta[c] * <double>(e.n_steps[c] - 1)
-                    count_update(e, c, i, yc, weight[i])
-                    updated = True
-                    if not after_update(e, c):
-                        return 0
+                updated = updated or delta[c] != 0.0
             if not updated:
                 continue
 
@@ -600,3 +628,526 @@ def kernel_diagonal(
             else:
                 out[r] = tanh(spec.gamma * sq_norms[r] + spec.coef0)
     return out.base
+
+
+# The budgeted loop. It keeps the support vectors themselves, at most
+# ``budget`` rows, and evaluates the function on each example it examines,
+# f(x) = sum_s coef[c, s] k(x_s, x): examining an example costs one kernel
+# row over the support and an update costs O(budget) more, whatever the
+# number of examples, where the loop above adds a column over all points.
+
+cpdef enum BudgetStrategy:
+    BUDGET_REMOVE = 0
+    BUDGET_MERGE = 1
+
+# Golden-section steps of the merge: the bracket of h shrinks to
+# 0.618^GOLDEN_STEPS = 0.008, and the loss, flat at its minimum, to within
+# about 1e-4 of it.
+cdef enum:
+    GOLDEN_STEPS = 10
+
+
+cdef struct Support:
+    Py_ssize_t n_problems
+    Py_ssize_t budget
+    Py_ssize_t capacity       # rows held: max(budget, support of earlier calls)
+    Py_ssize_t n_features
+    Py_ssize_t n_support
+    int strategy
+    int32_t first_class
+    double* rows              # (capacity + 1, n_features): the support, then
+    double* sq_norms          # the example examined; and their ||x||^2
+    double* coef              # (n_problems, capacity)
+    double* avg_coef          # like coef, or NULL without averaging
+    int64_t* index            # (capacity,): the place of each among all samples
+    int32_t* code             # (capacity,): its class
+    int64_t* age              # (capacity,): its order of entry
+    int64_t clock
+    int64_t first_index       # the index of the first point of this call
+    int64_t* slot_of          # (n_points,): the slot of a point, or -1
+    double* krow              # (capacity,) scratch
+    # the snapshots w_1 and w_r of the stopping rule, of each problem
+    # (NULL with it off): rows, squared norms, coefficients, size
+    double* snap_rows         # (2, n_problems, capacity, n_features)
+    double* snap_sq           # (2, n_problems, capacity)
+    double* snap_coef         # (2, n_problems, capacity)
+    int64_t* snap_n           # (2, n_problems)
+
+
+cdef inline double* _coef_at(Support* b, Py_ssize_t c) noexcept nogil:
+    return b.coef + c * b.capacity
+
+
+cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
+    """Take slot s out of the support; the last slot moves into it."""
+    cdef Py_ssize_t c, last = b.n_support - 1
+    cdef Py_ssize_t d = b.n_features
+    if b.index[s] >= b.first_index:
+        b.slot_of[b.index[s] - b.first_index] = -1
+    if s != last:
+        memcpy(b.rows + s * d, b.rows + last * d, d * sizeof(double))
+        b.sq_norms[s] = b.sq_norms[last]
+        b.index[s] = b.index[last]
+        b.code[s] = b.code[last]
+        b.age[s] = b.age[last]
+        for c in range(b.n_problems):
+            b.coef[c * b.capacity + s] = b.coef[c * b.capacity + last]
+            if b.avg_coef != NULL:
+                b.avg_coef[c * b.capacity + s] = b.avg_coef[c * b.capacity + last]
+        if b.index[s] >= b.first_index:
+            b.slot_of[b.index[s] - b.first_index] = s
+    b.n_support -= 1
+
+
+cdef inline double _merged_norm2(const Support* b, Py_ssize_t m, Py_ssize_t j,
+                                 double log_k, double h) noexcept nogil:
+    """sum over the problems of a_z^2, the squared coefficient of the point
+    z = h x_m + (1 - h) x_j that best replaces a_m phi(x_m) + a_j phi(x_j)
+    under the RBF kernel: a_z = a_m k(x_m, z) + a_j k(x_j, z), with
+    k(x_m, z) = k(x_m, x_j)^((1-h)^2) and k(x_j, z) = k(x_m, x_j)^(h^2)."""
+    cdef double km = skperc_exp_nonpositive((1.0 - h) * (1.0 - h) * log_k)
+    cdef double kj = skperc_exp_nonpositive(h * h * log_k)
+    cdef double total = 0.0, a
+    cdef Py_ssize_t c
+    for c in range(b.n_problems):
+        a = b.coef[c * b.capacity + m] * km + b.coef[c * b.capacity + j] * kj
+        total += a * a
+    return total
+
+
+cdef double _best_merge(const Support* b, Py_ssize_t m, Py_ssize_t j,
+                        double k_mj, double* h_out) noexcept nogil:
+    """The loss ||a_m phi(x_m) + a_j phi(x_j) - a_z phi(z)||^2, summed over
+    the problems, of the best z on the segment from x_j to x_m, found by
+    golden-section search of h in [0, 1] (Wang, Crammer and Vucetic,
+    2012); h in h_out."""
+    cdef double invphi = 0.6180339887498949
+    cdef double lo = 0.0, hi = 1.0, log_k = log(k_mj)
+    cdef double h1 = hi - invphi * (hi - lo), h2 = lo + invphi * (hi - lo)
+    cdef double v1 = _merged_norm2(b, m, j, log_k, h1)
+    cdef double v2 = _merged_norm2(b, m, j, log_k, h2)
+    cdef double before = 0.0, am, aj, h
+    cdef Py_ssize_t step, c
+    for step in range(GOLDEN_STEPS):
+        if v1 >= v2:
+            hi = h2
+            h2 = h1
+            v2 = v1
+            h1 = hi - invphi * (hi - lo)
+            v1 = _merged_norm2(b, m, j, log_k, h1)
+        else:
+            lo = h1
+            h1 = h2
+            v1 = v2
+            h2 = lo + invphi * (hi - lo)
+            v2 = _merged_norm2(b, m, j, log_k, h2)
+    h = 0.5 * (lo + hi)
+    h_out[0] = h
+    for c in range(b.n_problems):
+        am = b.coef[c * b.capacity + m]
+        aj = b.coef[c * b.capacity + j]
+        before += am * am + aj * aj + 2.0 * am * aj * k_mj
+    return before - _merged_norm2(b, m, j, log_k, h)
+
+
+cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil:
+    """Free a slot: remove the oldest support vector ("remove"), or merge
+    the support vector of the smallest coefficients with the one of its
+    class whose merge changes the function least, or remove it when no
+    merge changes it less ("merge")."""
+    cdef Py_ssize_t c, s, j, m = 0, partner = -1
+    cdef Py_ssize_t d = b.n_features
+    cdef double size, smallest, loss, best, h, best_h = 0.0, km, kj
+    cdef double* row_m
+    cdef double* row_j
+    if b.strategy == BUDGET_REMOVE:
+        for s in range(1, b.n_support):
+            if b.age[s] < b.age[m]:
+                m = s
+    else:
+        smallest = INFINITY
+        for s in range(b.n_support):
+            size = 0.0
+            for c in range(b.n_problems):
+                size += b.coef[c * b.capacity + s] * b.coef[c * b.capacity + s]
+            # ties go to the oldest, whatever the order of the slots
+            if size < smallest or (size == smallest and b.age[s] < b.age[m]):
+                smallest = size
+                m = s
+        best = smallest
+        _kernel_row(kernel, b.rows, b.sq_norms, b.n_support, b.rows + m * d,
+                    b.sq_norms[m], b.krow)
+        for j in range(b.n_support):
+            # k = 0: the merge is a removal of the smaller, no better
+            if j == m or b.code[j] != b.code[m] or not b.krow[j] > 0.0:
+                continue
+            loss = _best_merge(b, m, j, b.krow[j], &h)
+            if loss < best or (loss == best and partner >= 0
+                               and b.age[j] < b.age[partner]):
+                best = loss
+                best_h = h
+                partner = j
+    for c in range(b.n_problems):
+        if b.coef[c * b.capacity + m] != 0.0 or (
+                partner >= 0 and b.coef[c * b.capacity + partner] != 0.0):
+            # The function of problem c changed: it has not converged.
+            e.epoch_changes[c] += 1
+            e.converged[c] = 0
+    if partner >= 0:
+        km = skperc_exp_nonpositive((1.0 - best_h) * (1.0 - best_h)
+                                    * log(b.krow[partner]))
+        kj = skperc_exp_nonpositive(best_h * best_h * log(b.krow[partner]))
+        row_m = b.rows + m * d
+        row_j = b.rows + partner * d
+        for s in range(d):
+            row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
+        b.sq_norms[partner] = _sq_norm(row_j, d)
+        for c in range(b.n_problems):
+            b.coef[c * b.capacity + partner] = (
+                b.coef[c * b.capacity + m] * km
+                + b.coef[c * b.capacity + partner] * kj)
+            if b.avg_coef != NULL:
+                b.avg_coef[c * b.capacity + partner] = (
+                    b.avg_coef[c * b.capacity + m] * km
+                    + b.avg_coef[c * b.capacity + partner] * kj)
+        # a merged vector is no sample
+        if b.index[partner] >= b.first_index:
+            b.slot_of[b.index[partner] - b.first_index] = -1
+        b.index[partner] = -1
+    _drop_slot(b, m)
+    return 0
+
+
+cdef double _products(const Kernel* kernel, const double* rows_a,
+                      const double* sq_a, const double* coef_a, Py_ssize_t n_a,
+                      const double* rows_b, const double* sq_b,
+                      const double* coef_b, Py_ssize_t n_b,
+                      double* krow) noexcept nogil:
+    """<w_a, w_b> = sum_r sum_q coef_a[r] coef_b[q] k(a_r, b_q)."""
+    cdef Py_ssize_t r, q
+    cdef double total = 0.0, inner
+    for r in range(n_a):
+        if coef_a[r] == 0.0 or n_b == 0:
+            continue
+        _kernel_row(kernel, rows_b, sq_b, n_b, rows_a + r * kernel.n_columns,
+                    sq_a[r], krow)
+        inner = 0.0
+        for q in range(n_b):
+            inner += coef_b[q] * krow[q]
+        total += coef_a[r] * inner
+    return total
+
+
+cdef void _support_moves(Support* b, const Kernel* kernel,
+                         Epochs* e) noexcept nogil:
+    """e.moved, ||w - w_s|| of each problem to its snapshots, for the
+    problems whose stopping rule may read it at this epoch's end (it reads
+    it after n_iter_no_change epochs without improvement); and e.radius2."""
+    cdef Py_ssize_t c, s, at
+    cdef Py_ssize_t d = b.n_features, cap = b.capacity
+    cdef double own, total
+    e.radius2 = e.max_norm2
+    for c in range(b.n_problems):
+        e.moved[2 * c] = e.moved[2 * c + 1] = 0.0
+        if not active(e, c) or (
+                e.no_improvement[c] + 1 < e.control.n_iter_no_change):
+            continue
+        own = _products(kernel, b.rows, b.sq_norms, _coef_at(b, c), b.n_support,
+                        b.rows, b.sq_norms, _coef_at(b, c), b.n_support, b.krow)
+        for s in range(2):
+            at = s * b.n_problems + c
+            total = own - 2.0 * _products(
+                kernel, b.rows, b.sq_norms, _coef_at(b, c), b.n_support,
+                b.snap_rows + at * cap * d, b.snap_sq + at * cap,
+                b.snap_coef + at * cap, b.snap_n[at], b.krow)
+            total += _products(
+                kernel, b.snap_rows + at * cap * d, b.snap_sq + at * cap,
+                b.snap_coef + at * cap, b.snap_n[at],
+                b.snap_rows + at * cap * d, b.snap_sq + at * cap,
+                b.snap_coef + at * cap, b.snap_n[at], b.krow)
+            e.moved[2 * c + s] = sqrt(total) if total > 0.0 else 0.0
+
+
+cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
+    """The snapshots that end_epoch asked for: w_r, and w_1 after the
+    first epoch."""
+    cdef Py_ssize_t c, s, at
+    cdef Py_ssize_t d = b.n_features, cap = b.capacity, n = b.n_support
+    for c in range(b.n_problems):
+        for s in range(2 - e.snapshot[c], 2):
+            at = s * b.n_problems + c
+            memcpy(b.snap_rows + at * cap * d, b.rows, n * d * sizeof(double))
+            memcpy(b.snap_sq + at * cap, b.sq_norms, n * sizeof(double))
+            memcpy(b.snap_coef + at * cap, _coef_at(b, c), n * sizeof(double))
+            b.snap_n[at] = n
+
+
+cdef double _sq_norm(const double* row, Py_ssize_t d) noexcept nogil:
+    """||row||^2, summed in feature order: every squared norm of the
+    budgeted loop is this sum, so that a call that resumes a run computes
+    the kernel of the support to the same bits."""
+    cdef Py_ssize_t s
+    cdef double total = 0.0
+    for s in range(d):
+        total += row[s] * row[s]
+    return total
+
+
+cdef void _load_row(Support* b, const double* dense, const double* data,
+                    const int32_t* indices, const int64_t* indptr,
+                    Py_ssize_t i) noexcept nogil:
+    """Copy example i, a dense or CSR row, into the row after the support."""
+    cdef Py_ssize_t p, d = b.n_features
+    cdef double* row = b.rows + b.capacity * d
+    if dense != NULL:
+        memcpy(row, dense + i * d, d * sizeof(double))
+    else:
+        memset(row, 0, d * sizeof(double))
+        for p in range(indptr[i], indptr[i + 1]):
+            # duplicate entries add up, as in scipy
+            row[indices[p]] += data[p]
+    b.sq_norms[b.capacity] = _sq_norm(row, d)
+
+
+cdef int _run_budget_epochs(
+    Support* b,
+    const Kernel* kernel,
+    const double* dense,
+    const double* data,
+    const int32_t* indices,
+    const int64_t* indptr,
+    const double* diag,
+    const int32_t* y,
+    const double* weight,
+    Py_ssize_t* visit,
+    Py_ssize_t n_visit,
+    Epochs* e,
+    double* delta,
+    double* delta_avg,
+) except -1 nogil:
+    """The epochs of one budgeted call over the examples of visit. A kernel
+    value, radius, threshold or decision value that is not finite stops the
+    call, recorded in e.failure."""
+    cdef Py_ssize_t k = b.n_problems, cap = b.capacity, d = b.n_features
+    cdef Py_ssize_t epoch, ii, i, c, s, slot
+    cdef Py_ssize_t countdown = CHECK_EVERY
+    cdef double yc, value
+    cdef bint updated
+
+    if not start_run(e):
+        return 0
+    for epoch in range(e.control.max_iter):
+        if begin_epoch(e, epoch, visit, n_visit) == 0:
+            break
+        for ii in range(n_visit):
+            # an example costs a kernel row over the support
+            countdown -= 1 + b.n_support // 64
+            if countdown <= 0:
+                countdown = CHECK_EVERY
+                interrupted(e)
+            i = visit[ii]
+            if weight[i] == 0.0:
+                continue
+            if epoch == 0 and not _see_norm(e, diag[i]):
+                return 0
+            _load_row(b, dense, data, indices, indptr, i)
+            _kernel_row(kernel, b.rows, b.sq_norms, b.n_support,
+                        b.rows + cap * d, b.sq_norms[cap], b.krow)
+            if not _all_finite(b.krow, b.n_support):
+                fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                return 0
+
+            updated = False
+            for c in range(k):
+                delta[c] = 0.0
+                if not active(e, c):
+                    continue
+                yc = 1.0 if y[i] == b.first_class + c else -1.0
+                value = 0.0
+                for s in range(b.n_support):
+                    value += b.coef[c * cap + s] * b.krow[s]
+                if not _examine(e, c, i, yc, value, weight[i], delta,
+                                delta_avg):
+                    return 0
+                updated = updated or delta[c] != 0.0
+            if not updated:
+                continue
+
+            slot = b.slot_of[i]
+            if slot < 0:
+                while b.n_support >= b.budget:
+                    _make_room(b, kernel, e)
+                slot = b.n_support
+                b.n_support += 1
+                memcpy(b.rows + slot * d, b.rows + cap * d, d * sizeof(double))
+                b.sq_norms[slot] = b.sq_norms[cap]
+                b.index[slot] = b.first_index + i
+                b.code[slot] = y[i]
+                b.age[slot] = b.clock
+                b.clock += 1
+                b.slot_of[i] = slot
+                for c in range(k):
+                    b.coef[c * cap + slot] = 0.0
+                    if b.avg_coef != NULL:
+                        b.avg_coef[c * cap + slot] = 0.0
+            for c in range(k):
+                if delta[c] == 0.0:
+                    continue
+                b.coef[c * cap + slot] += delta[c]
+                if b.avg_coef != NULL:
+                    b.avg_coef[c * cap + slot] += delta_avg[c]
+        if rule_on(e):
+            _support_moves(b, kernel, e)
+        end_epoch(e, b.n_support)
+        if rule_on(e):
+            _snapshot_support(b, e)
+    return 1
+
+
+def run_budget_epochs(
+    const double[:, ::1] dense,
+    csr,
+    KernelSpec spec,
+    const double[::1] diag,
+    const int32_t[::1] y,
+    int32_t first_class,
+    const double[::1] weight,
+    Py_ssize_t[::1] visit,
+    support,
+    run,
+    Py_ssize_t budget,
+    int strategy,
+    object schedule,
+    Control control,
+    const unsigned char[::1] stop,
+    int64_t[::1] failure,
+):
+    """Run up to ``control.max_iter`` budgeted epochs over the examples in
+    visit, the rows of ``dense`` or, when it has no rows, of ``csr``
+    (``(data, indices, indptr)``, int32 indices and int64 indptr); update
+    ``support`` in place.
+
+    ``support`` holds the support vectors in slots: ``rows`` (capacity + 1
+    rows, the last one scratch), ``sq_norms`` (capacity + 1, computed
+    here), ``coef`` and
+    ``avg_coef`` (one row per problem, ``avg_coef`` with no rows turns
+    averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
+    (number held, clock of entries, index of the first example of this
+    call). ``budget`` <= capacity support vectors are kept by ``strategy``
+    (a BudgetStrategy; BUDGET_MERGE needs KERNEL_RBF). The other arguments
+    are those of run_epochs, for the examples of this call. Returns (epochs
+    of each problem, whether each converged, whether the stopping rule
+    ended each).
+    """
+    cdef double[:, ::1] rows = support.rows
+    cdef double[::1] sv_sq = support.sq_norms
+    cdef double[:, ::1] coef = support.coef
+    cdef double[:, ::1] avg_coef = support.avg_coef
+    cdef int64_t[::1] index = support.index
+    cdef int32_t[::1] code = support.code
+    cdef int64_t[::1] age = support.age
+    cdef int64_t[::1] state = support.state
+    cdef const double[::1] data = csr[0]
+    cdef const int32_t[::1] indices = csr[1]
+    cdef const int64_t[::1] indptr = csr[2]
+    cdef Py_ssize_t k = coef.shape[0], cap = coef.shape[1]
+    cdef Py_ssize_t n = y.shape[0], d = rows.shape[1], ii
+    cdef bint average = avg_coef.shape[0] > 0
+    cdef bint is_dense = dense.shape[0] > 0
+    cdef Threshold rule = read_threshold(schedule, 1.0)
+    cdef Kernel kernel
+    cdef Support b
+    cdef Epochs e
+
+    opened = open_epochs(&e, run, &rule, &control, failure, stop)
+    if not (e.n_problems == k and 0 < budget <= cap
+            and rows.shape[0] == cap + 1 and sv_sq.shape[0] == cap + 1
+            and index.shape[0] == cap and code.shape[0] == cap
+            and age.shape[0] == cap and state.shape[0] == 3
+            and 0 <= state[0] <= cap
+            and (not average or (avg_coef.shape[0] == k
+                                 and avg_coef.shape[1] == cap))
+            and diag.shape[0] == n
+            and weight.shape[0] == n
+            and (dense.shape[1] == d if is_dense else (
+                indptr.shape[0] == n + 1 and indptr[0] == 0
+                and indptr[n] == data.shape[0]
+                and indices.shape[0] == data.shape[0]))):
+        raise ValueError("run_budget_epochs: the arrays do not fit.")
+    if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or (
+            strategy == BUDGET_MERGE and spec.kind != KERNEL_RBF):
+        raise ValueError("run_budget_epochs: a kernel on the features "
+                         "(the RBF kernel to merge).")
+    if not is_dense:
+        for ii in range(indices.shape[0]):
+            if not 0 <= indices[ii] < d:
+                raise ValueError("run_budget_epochs: a column out of range.")
+    for ii in range(visit.shape[0]):
+        if not 0 <= visit[ii] < n:
+            raise ValueError("run_budget_epochs: a visited point is out of range.")
+    if visit.shape[0] == 0:
+        return close_epochs(&e, run, opened)
+
+    cdef double[::1] krow = np.zeros(cap)
+    cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
+    snapshots = np.zeros(2 * k * cap * (d + 2) if control.n_iter_no_change else 0)
+    snap_sizes = np.zeros(2 * k, dtype=np.int64)
+    cdef double[::1] snap = snapshots
+    cdef int64_t[::1] snap_n = snap_sizes
+    cdef double[::1] delta = np.zeros(k)
+    cdef double[::1] delta_avg = np.zeros(k)
+
+    kernel.kind = spec.kind
+    kernel.gamma = spec.gamma
+    kernel.coef0 = spec.coef0
+    kernel.degree = spec.degree
+    kernel.rows = &rows[0, 0]
+    kernel.n_columns = <int>d
+    kernel.sq_norms = &sv_sq[0]
+    kernel.compute = NULL
+
+    b.n_problems = k
+    b.budget = budget
+    b.capacity = cap
+    b.n_features = d
+    b.n_support = state[0]
+    for ii in range(b.n_support):
+        sv_sq[ii] = _sq_norm(&rows[ii, 0], d)
+    b.strategy = strategy
+    b.first_class = first_class
+    b.rows = &rows[0, 0]
+    b.sq_norms = &sv_sq[0]
+    b.coef = &coef[0, 0]
+    b.avg_coef = &avg_coef[0, 0] if average else NULL
+    b.index = &index[0]
+    b.code = &code[0]
+    b.age = &age[0]
+    b.clock = state[1]
+    b.first_index = state[2]
+    b.slot_of = &slot_of[0]
+    b.krow = &krow[0]
+    b.snap_rows = &snap[0] if snap.shape[0] > 0 else NULL
+    b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL
+    b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
+    b.snap_n = &snap_n[0]
+
+    cdef const double* dense_rows = NULL
+    cdef const double* values = NULL
+    cdef const int32_t* columns = NULL
+    cdef const int64_t* starts = NULL
+    if is_dense:
+        dense_rows = &dense[0, 0]
+    else:
+        starts = &indptr[0]
+        if data.shape[0] > 0:
+            values = &data[0]
+            columns = &indices[0]
+    with nogil:
+        _run_budget_epochs(
+            &b, &kernel, dense_rows, values, columns, starts,
+            &diag[0], &y[0], &weight[0], &visit[0],
+            visit.shape[0], &e, &delta[0], &delta_avg[0],
+        )
+    state[0] = b.n_support
+    state[1] = b.clock
+    return close_epochs(&e, run, opened)

@@ -59,6 +59,7 @@ ESTIMATORS = [
     KernelPerceptron(kernel=_cosine_kernel, kernel_params={"shift": 1.0}),
     KernelPerceptron(kernel="laplacian", average=True),
     KernelPerceptron(budget=20, max_iter=5),
+    KernelPerceptron(budget=20, budget_strategy="remove", max_iter=5),
     # Without C the sample must be separable, and the checks' random samples
     # are not: the hard version is tested in test_linear_program.py.
     LinearProgramClassifier(C=1.0),

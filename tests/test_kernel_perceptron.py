@@ -69,6 +69,7 @@ def test_matches_reference(kernel, beta, average, budget):
         beta=beta,
         average=average,
         budget=budget,
+        budget_strategy="remove",
         shuffle=False,
         max_iter=8,
         tol=None,

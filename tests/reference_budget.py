@@ -1,0 +1,99 @@
+"""A pure-NumPy reference of the budgeted kernel perceptron's merging.
+
+One binary problem, one example at a time, on the rows themselves (merged
+vectors are no samples): the decision value of each example is the sum over
+the support vectors, the average is the explicit mean of the function after
+every step, kept as coefficients on the support vectors, and a full budget
+merges the support vector of the smallest coefficient (the oldest of
+those) with the vector of its class whose merge changes the function
+least, as in budgeted SGD (Wang, Crammer and Vucetic, 2012).
+"""
+
+import numpy as np
+
+GOLDEN_STEPS = 10
+
+
+def merged_norm2(a_m, a_j, log_k, h):
+    """a_z^2 of z = h x_m + (1 - h) x_j replacing a_m x_m + a_j x_j."""
+    a_z = a_m * np.exp((1 - h) ** 2 * log_k) + a_j * np.exp(h**2 * log_k)
+    return a_z**2
+
+
+def best_merge(a_m, a_j, k_mj):
+    """The loss and position h of the best merge, by golden-section search."""
+    invphi = (np.sqrt(5) - 1) / 2
+    lo, hi, log_k = 0.0, 1.0, np.log(k_mj)
+    h1, h2 = hi - invphi * (hi - lo), lo + invphi * (hi - lo)
+    v1, v2 = merged_norm2(a_m, a_j, log_k, h1), merged_norm2(a_m, a_j, log_k, h2)
+    for _ in range(GOLDEN_STEPS):
+        if v1 >= v2:
+            hi, h2, v2 = h2, h1, v1
+            h1 = hi - invphi * (hi - lo)
+            v1 = merged_norm2(a_m, a_j, log_k, h1)
+        else:
+            lo, h1, v1 = h1, h2, v2
+            h2 = lo + invphi * (hi - lo)
+            v2 = merged_norm2(a_m, a_j, log_k, h2)
+    h = (lo + hi) / 2
+    before = a_m**2 + a_j**2 + 2 * a_m * a_j * k_mj
+    return before - merged_norm2(a_m, a_j, log_k, h), h
+
+
+def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
+    """The budgeted kernel perceptron (beta = 0) under the RBF kernel with
+    labels y in {-1, +1}, visiting the examples in order.
+
+    Returns the support vectors, their coefficients (averaged with
+    ``average=True``) and the number of updates.
+    """
+
+    def kernel(A, x):
+        return np.exp(-gamma * ((A - x) ** 2).sum(axis=1))
+
+    rows, coef, mean, owner, age = [], [], [], [], []
+    steps = n_updates = clock = 0
+    for _ in range(max_iter):
+        for i in range(len(y)):
+            f = float(np.dot(coef, kernel(np.array(rows), X[i]))) if rows else 0.0
+            steps += 1
+            if y[i] * f <= 0.0:
+                n_updates += 1
+                if i not in owner:
+                    if len(rows) >= budget:
+                        _merge(rows, coef, mean, owner, age, kernel)
+                    rows.append(X[i].copy())
+                    coef.append(0.0)
+                    mean.append(0.0)
+                    owner.append(i)
+                    age.append(clock)
+                    clock += 1
+                coef[owner.index(i)] += y[i]
+            # the sum of the functions after every step
+            mean = [s + a for s, a in zip(mean, coef, strict=True)]
+    kept = np.array(mean) / steps if average else np.array(coef)
+    return np.array(rows), kept, n_updates
+
+
+def _merge(rows, coef, mean, owner, age, kernel):
+    """Merge (or remove) one support vector, in place."""
+    sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
+    m = min(range(len(rows)), key=lambda s: sizes[s])
+    k_m = kernel(np.array(rows), rows[m])
+    best, partner, best_h = coef[m] ** 2, None, 0.0
+    for j in sorted(range(len(rows)), key=lambda s: age[s]):
+        same_class = np.sign(coef[j]) == np.sign(coef[m])
+        if j == m or not same_class or not k_m[j] > 0:
+            continue
+        loss, h = best_merge(coef[m], coef[j], k_m[j])
+        if loss < best:
+            best, partner, best_h = loss, j, h
+    if partner is not None:
+        log_k = np.log(k_m[partner])
+        k_z = np.exp((1 - best_h) ** 2 * log_k), np.exp(best_h**2 * log_k)
+        rows[partner] = best_h * rows[m] + (1 - best_h) * rows[partner]
+        coef[partner] = coef[m] * k_z[0] + coef[partner] * k_z[1]
+        mean[partner] = mean[m] * k_z[0] + mean[partner] * k_z[1]
+        owner[partner] = -1
+    for values in (rows, coef, mean, owner, age):
+        del values[m]
