@@ -112,6 +112,33 @@ def check_sparse_structure(X):
     return X
 
 
+# Below this magnitude every product of two floats is subnormal or 0.
+_UNDERFLOW = float(np.sqrt(np.finfo(np.float64).tiny))
+
+
+def check_no_underflow(X, products):
+    """Raise ValueError, before any work, when the largest absolute value of
+    X is so small (below about 1.5e-154) that every product of two of its
+    values underflows: ``products`` (the quantities made of them) would
+    lose their digits or vanish, and training fail without a sign. O(nnz)."""
+    values = X.data if sp.issparse(X) else X
+    if values.size == 0:
+        return X
+    largest = max(float(values.max()), -float(values.min()))
+    if 0 < largest < _UNDERFLOW:
+        exponent = -int(np.frexp(largest)[1])
+        raise ValueError(
+            f"The largest absolute value of X is {largest:.3g}, below "
+            f"{_UNDERFLOW:.3g}: every product of two of its values underflows, "
+            f"so that {products} would lose their digits or vanish and "
+            "training would fail. Multiply X by a power of 2 first, such as "
+            f"2.0**{exponent}: with beta=0, 'scale' or 'power' (and "
+            "intercept_scaling='auto') the classifier learned does not change "
+            "with the scale of X. StandardScaler works too."
+        )
+    return X
+
+
 # ----------------------------------------------------------------------------
 # Decision values
 

@@ -10,6 +10,7 @@ from ._atomic import write_in_place
 from ._base import (
     BasePerceptron,
     LinearPredictMixin,
+    check_no_underflow,
     compact_rows,
     first_class,
     linear_margins,
@@ -287,10 +288,14 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     changes and stops at the first that is not finite with a
     ``ValueError`` naming it and the remedy: scale the input (for example
     with :class:`~sklearn.preprocessing.StandardScaler`) or lower ``eta0``.
-    A :meth:`partial_fit` call stopped so leaves the model as it was. A
-    decision value beyond the float range (inf, or NaN from ``inf - inf``)
-    on huge input makes :meth:`decision_function` and :meth:`predict`
-    raise the same error rather than return it or a class from it.
+    A :meth:`partial_fit` call stopped so leaves the model as it was.
+    Input whose largest absolute value is below about ``1.5e-154``, whose
+    every product underflows, is refused before any work, with the remedy:
+    multiply it by a power of 2, which changes no classifier of the
+    scale-free thresholds. A decision value beyond the float range (inf,
+    or NaN from ``inf - inf``) on huge input makes
+    :meth:`decision_function` and :meth:`predict` raise the same error
+    rather than return it or a class from it.
 
     The decision values are margins, not probabilities, and the perceptron
     has no ``predict_proba``: for probabilities, wrap it in
@@ -379,6 +384,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     def _validation(self):
         return dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
+
+    def _check_input(self, X, warm):
+        return check_no_underflow(X, "the squared norms and decision values")
 
     def _start_run(self, classes, X):
         """Zero weights and counters for a new run."""
