@@ -101,8 +101,9 @@ def write_in_place(array, rows, values):
     if not fit["writing"]:
         fit["lock"].acquire_writing()
         fit["writing"] = True
-    fit["undo"].append((array, rows, array[rows]))
+    kept = array[rows]
     array[rows] = values
+    fit["undo"].append((array, rows, kept))
 
 
 def atomic_fit(method):

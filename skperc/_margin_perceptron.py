@@ -490,13 +490,20 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             # a copy of every weight: it becomes the run
             self._run = replace(work, features=None)
             return
-        write_in_place(run.coef, columns, work.coef)
-        if len(run.avg_coef):
-            write_in_place(run.avg_coef, columns, work.avg_coef)
+        coef, avg_coef = run.coef, run.avg_coef
+        write = write_in_place
+        if not (coef.flags.writeable and avg_coef.flags.writeable):
+            # a model loaded read-only (joblib's mmap_mode="r") goes on in
+            # a copy of its own, which no published model shares
+            coef, avg_coef = coef.copy(), avg_coef.copy()
+            write = np.ndarray.__setitem__
+        write(coef, columns, work.coef)
+        if len(avg_coef):
+            write(avg_coef, columns, work.avg_coef)
         self._run = replace(
             work,
-            coef=run.coef,
-            avg_coef=run.avg_coef,
+            coef=coef,
+            avg_coef=avg_coef,
             features=_merged(run.features, columns),
         )
 

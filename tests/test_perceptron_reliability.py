@@ -8,6 +8,7 @@ import threading
 import tracemalloc
 import warnings
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -245,3 +246,18 @@ def test_reads_during_sparse_partial_fits_see_one_model():
             models.append(clf.decision_function(X_test))
     for scores in seen:
         assert any(np.array_equal(scores, model) for model in models)
+
+
+def test_sparse_partial_fit_continues_a_model_loaded_read_only(tmp_path):
+    """Weights memory-mapped read-only by joblib.load(mmap_mode="r") cannot
+    be written in place: the run goes on in a copy, as a model in memory."""
+    batches = _hashed_batches(3, n_features=3000, n_classes=3)
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(3))
+    joblib.dump(clf, tmp_path / "model.joblib")
+    loaded = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+    assert not loaded._run.coef.flags.writeable
+    for X, y in batches[1:]:
+        clf.partial_fit(X, y)
+        loaded.partial_fit(X, y)
+    np.testing.assert_array_equal(loaded.coef_, clf.coef_)
