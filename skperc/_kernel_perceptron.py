@@ -454,7 +454,8 @@ class KernelPerceptron(BasePerceptron):
         )
 
     def _check_input(self, X, warm):
-        if self.kernel == "linear":
+        # tiny values continue a run of normal scale without harm
+        if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
             check_no_underflow(X, "the kernel values and decision values")
         if self.kernel != "precomputed":
             return _narrow_indices(X)

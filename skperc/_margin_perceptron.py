@@ -386,6 +386,10 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         return dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
 
     def _check_input(self, X, warm):
+        # tiny values continue a run of normal scale without harm: their
+        # products with its weights do not underflow
+        if warm and self._run.radius[0] > 0:
+            return X
         return check_no_underflow(X, "the squared norms and decision values")
 
     def _start_run(self, classes, X):

@@ -379,3 +379,13 @@ def test_kernel_overflow_is_still_reported_as_overflow():
     with pytest.raises(ValueError, match="overflowed") as error:
         KernelPerceptron(kernel="poly", degree=3, max_iter=10**6).fit(X * 1e110, y)
     assert "NaN" not in str(error.value)
+
+
+@pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
+def test_tiny_batches_continue_a_run_of_normal_scale(estimator):
+    """Only a run's first values are checked: a tiny batch after normal
+    ones makes products with normal weights, which do not underflow."""
+    X, y = make_margin_classification(200, 3, margin=0.1, random_state=0)
+    clf = clone(estimator).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    clf.partial_fit(X[100:] * 1e-200, y[100:])
+    assert np.isfinite(clf.decision_function(X)).all()
