@@ -98,7 +98,10 @@ def measure_fit(make_estimator, make_data, data_args):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {
-        "x_bytes": X.nbytes,
+        # a CSR matrix: the bytes of its three arrays
+        "x_bytes": X.nbytes
+        if hasattr(X, "nbytes")
+        else X.data.nbytes + X.indices.nbytes + X.indptr.nbytes,
         "traced": peak,
         "rss": max_rss_bytes() - baseline,
         "seconds": seconds,

@@ -8,16 +8,59 @@ stays unfitted), and a thread that reads the model sees the old one or the
 new one, never a mixture. The fits of one estimator run one at a time, so
 that two threads calling ``partial_fit`` both count.
 
-A fit on the copy must not write into the arrays it shares with the
-estimator: it replaces them, or writes into copies.
+A fit on the copy writes into the arrays it shares with the estimator
+only through :func:`write_in_place`, which keeps what it overwrites: the
+writes are undone if the fit does not complete, and no read of the model
+runs from the first of them until the new model is published. So a fit of
+a large model can write only the part of it that its batch changes.
 """
 
+import contextlib
 import functools
 import threading
 import weakref
 
 _LOCKS = weakref.WeakKeyDictionary()
+_PUBLISH_LOCKS = weakref.WeakKeyDictionary()
 _LOCKS_GUARD = threading.Lock()
+# The fit running in this thread: its publish lock and its undo records.
+_CURRENT = threading.local()
+
+
+class _PublishLock:
+    """Reads of a model share it; the in-place writes of a fit and its
+    publication hold it alone."""
+
+    def __init__(self):
+        self._condition = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writing = False
+
+    @contextlib.contextmanager
+    def reading(self):
+        with self._condition:
+            while self._writing:
+                self._condition.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._readers -= 1
+                self._condition.notify_all()
+
+    def acquire_writing(self):
+        with self._condition:
+            # new reads wait from here, so that a stream of them cannot
+            # keep the writer out
+            self._writing = True
+            while self._readers:
+                self._condition.wait()
+
+    def release_writing(self):
+        with self._condition:
+            self._writing = False
+            self._condition.notify_all()
 
 
 def _fit_lock(estimator):
@@ -39,20 +82,59 @@ def snapshot(estimator):
     return view
 
 
+def _publish_lock(estimator):
+    """The lock between the reads of ``estimator``'s model and the fits
+    that publish a new one."""
+    with _LOCKS_GUARD:
+        lock = _PUBLISH_LOCKS.get(estimator)
+        if lock is None:
+            lock = _PUBLISH_LOCKS[estimator] = _PublishLock()
+        return lock
+
+
+def write_in_place(array, rows, values):
+    """``array[rows] = values`` within the fit running in this thread (a
+    method decorated by :func:`atomic_fit`), on an array that the published
+    model may share: reads of the model wait from here until the fit
+    publishes, and the rows are restored if the fit does not complete."""
+    fit = _CURRENT.fit
+    if not fit["writing"]:
+        fit["lock"].acquire_writing()
+        fit["writing"] = True
+    kept = array[rows]
+    array[rows] = values
+    fit["undo"].append((array, rows, kept))
+
+
 def atomic_fit(method):
     """Decorate a fit method so that it publishes its model in one step.
 
     The method runs on a snapshot of the estimator, under the estimator's
     lock, and its result's attributes replace the estimator's only when it
-    returns.
+    returns; the writes it made with :func:`write_in_place` are undone if
+    it raises.
     """
 
     @functools.wraps(method)
     def fit(self, *args, **kwargs):
         with _fit_lock(self):
-            work = snapshot(self)
-            method(work, *args, **kwargs)
-            self.__dict__ = work.__dict__
+            lock = _publish_lock(self)
+            outer = getattr(_CURRENT, "fit", None)
+            _CURRENT.fit = record = {"lock": lock, "writing": False, "undo": []}
+            try:
+                work = snapshot(self)
+                method(work, *args, **kwargs)
+                if not record["writing"]:
+                    lock.acquire_writing()
+                    record["writing"] = True
+                self.__dict__ = work.__dict__
+                record["undo"].clear()
+            finally:
+                for array, rows, values in reversed(record["undo"]):
+                    array[rows] = values
+                if record["writing"]:
+                    lock.release_writing()
+                _CURRENT.fit = outer
         return self
 
     return fit
@@ -65,6 +147,7 @@ def consistent_read(method):
 
     @functools.wraps(method)
     def read(self, *args, **kwargs):
-        return method(snapshot(self), *args, **kwargs)
+        with _publish_lock(self).reading():
+            return method(snapshot(self), *args, **kwargs)
 
     return read

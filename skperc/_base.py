@@ -112,6 +112,33 @@ def check_sparse_structure(X):
     return X
 
 
+# Below this magnitude every product of two floats is subnormal or 0.
+_UNDERFLOW = float(np.sqrt(np.finfo(np.float64).tiny))
+
+
+def check_no_underflow(X, products):
+    """Raise ValueError, before any work, when the largest absolute value of
+    X is so small (below about 1.5e-154) that every product of two of its
+    values underflows: ``products`` (the quantities made of them) would
+    lose their digits or vanish, and training fail without a sign. O(nnz)."""
+    values = X.data if sp.issparse(X) else X
+    if values.size == 0:
+        return X
+    largest = max(float(values.max()), -float(values.min()))
+    if 0 < largest < _UNDERFLOW:
+        exponent = -int(np.frexp(largest)[1])
+        raise ValueError(
+            f"The largest absolute value of X is {largest:.3g}, below "
+            f"{_UNDERFLOW:.3g}: every product of two of its values underflows, "
+            f"so that {products} would lose their digits or vanish and "
+            "training would fail. Multiply X by a power of 2 first, such as "
+            f"2.0**{exponent}: with beta=0, 'scale' or 'power' (and "
+            "intercept_scaling='auto') the classifier learned does not change "
+            "with the scale of X. StandardScaler works too."
+        )
+    return X
+
+
 # ----------------------------------------------------------------------------
 # Decision values
 
@@ -161,32 +188,70 @@ class DecisionPredictMixin:
         return classes_from_scores(self.classes_, scores)
 
 
-def linear_margins(X, codes, first, weight, coef, intercept):
+def linear_margins(X, codes, first, weight, coef, intercept, features=None):
     """min y f(x) / ||coef|| of each problem over the examples of positive
     weight, f summed as in training; 0 where coef is 0 or no example counts.
 
     ``codes`` are the indices of the labels in the classes, and example
     ``i`` is positive for problem ``c`` when ``codes[i] == first + c``.
-    Each row of weights is divided by the power of 2 of its largest weight
-    first, which changes no margin and keeps the decision values and the
-    norm finite and non-zero.
+    ``features`` (sorted), where given, holds every feature whose weight
+    may be non-zero, so that the norms cost what they hold, not
+    ``n_features``. Each row of weights is divided by the power of 2 of its
+    largest weight first, which changes no margin and keeps the decision
+    values and the norm finite and non-zero. The norm sums the non-zero
+    weights only, in feature order, which gives it the same bits whatever
+    ``features`` is.
     """
     coef = np.atleast_2d(coef)
-    scale = power_of_two_scale(coef, axis=1) if coef.size else np.ones(len(coef))
-    coef = coef * scale[:, None]
+    support = coef if features is None else coef[:, features]
+    support = support[:, (support != 0).any(axis=0)]
+    if support.size:
+        scale = power_of_two_scale(support, axis=1)
+        norms = stable_norm(support * scale[:, None], axis=1)
+    else:
+        scale, norms = np.ones(len(coef)), np.zeros(len(coef))
+    rows, columns = compact_rows(X)
+    used = coef if columns is None else coef[:, columns]
     smallest = smallest_margins(
-        *rows_of(X),
-        X.shape[1],
+        *rows,
+        X.shape[1] if columns is None else len(columns),
         codes,
         first,
         weight,
-        np.ascontiguousarray(coef.T),
+        np.ascontiguousarray((used * scale[:, None]).T),
         np.ascontiguousarray(np.asarray(intercept, dtype=np.float64) * scale),
     )
-    norms = stable_norm(coef, axis=1) if coef.size else np.zeros(len(coef))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         margins = np.where(norms > 0, smallest / norms, 0.0)
     return np.where(np.isfinite(margins), margins, 0.0)
+
+
+def compact_rows(X):
+    """The rows of X for the compiled loops (see rows_of) on the columns
+    they use, and those columns.
+
+    For CSR X the columns are the sorted indices of the columns with a
+    stored value, renumbered 0, 1, ... in the rows: the renumbering keeps
+    the order of each row's entries, so that sums over them run in the
+    same order and give the same bits, while the weights a loop reads are
+    those of the columns alone; at least column 0, so that the loops have
+    weights to point at. The columns are None (all) for dense X and for
+    CSR X that uses every column, which keeps its rows as they are.
+    """
+    data, indices, indptr = rows_of(X)
+    if not sp.issparse(X):
+        return (data, indices, indptr), None
+    if X.shape[1] <= len(indices):
+        # a mask of the columns costs less than sorting the entries
+        used = np.zeros(X.shape[1], dtype=bool)
+        used[indices] = True
+        if used.all():
+            return (data, indices, indptr), None
+        columns = np.flatnonzero(used)
+    else:
+        columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
+    renumbered = np.searchsorted(columns, indices).astype(indices.dtype)
+    return (data, renumbered, indptr), columns
 
 
 def rows_of(X):

@@ -16,6 +16,7 @@ from ._atomic import consistent_read
 from ._base import (
     BasePerceptron,
     check_finite_scores,
+    check_no_underflow,
     check_sparse_structure,
     first_class,
     mean_moments,
@@ -32,6 +33,7 @@ from ._kernel_perceptron_fast import (
     run_epochs,
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
+from ._overflow import Quantity
 from .kernels import inverse_dot_kernel
 
 # The kernels the compiled loop computes itself on dense rows; the others
@@ -429,11 +431,17 @@ class KernelPerceptron(BasePerceptron):
     ``classes_[1]`` on a decision value of exactly 0.
 
     Kernel values that overflow (a ``"poly"`` or ``"linear"`` kernel on
-    huge inputs, a callable that returns inf or NaN) and decision values
-    that overflow stop the compiled loop at once with a ``ValueError``
-    that names the value and the remedy (scale the input, for example with
-    :class:`~sklearn.preprocessing.StandardScaler`); a :meth:`partial_fit`
-    call stopped so leaves the model as it was. A decision value beyond
+    huge inputs, a callable that returns inf) and decision values that
+    overflow stop the compiled loop at once with a ``ValueError`` that
+    names the value and the remedy (scale the input, for example with
+    :class:`~sklearn.preprocessing.StandardScaler`); kernel values that
+    are NaN on finite input (a callable that returns NaN, a ``"poly"``
+    kernel of non-integer ``degree`` on a negative base) stop it with a
+    ``ValueError`` that names the kernel and its parameters. A
+    :meth:`partial_fit` call stopped so leaves the model as it was. With
+    the ``"linear"`` kernel, input whose largest value is below about
+    ``1.5e-154``, whose every product underflows, is refused before any
+    work. A decision value beyond
     the float range (inf, or NaN from ``inf - inf``) on huge input makes
     :meth:`decision_function` and :meth:`predict` raise the same error
     rather than return it or a class from it.
@@ -610,6 +618,9 @@ class KernelPerceptron(BasePerceptron):
                 f"kernel only; got kernel={self.kernel!r}. Use "
                 "budget_strategy='remove' with other kernels."
             )
+        # tiny values continue a run of normal scale without harm
+        if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
+            check_no_underflow(X, "the kernel values and decision values")
         if self.kernel != "precomputed":
             return _narrow_indices(X)
         if warm:
@@ -736,6 +747,14 @@ class KernelPerceptron(BasePerceptron):
             np.zeros(1, dtype=np.uint8),
             failure,
         )
+        if failure[0] == Quantity.KERNEL_NAN:
+            # NaN from finite squared norms is the kernel's own; from norms
+            # that overflow it is inf - inf, an overflow
+            with np.errstate(over="ignore"):
+                norms_finite = np.isfinite(row_norms(points, squared=True)).all()
+            if norms_finite:
+                self._raise_nan_kernel(failure[1])
+            failure[0] = Quantity.KERNEL_VALUE
         check_failure(failure, _REMEDY)
         self._run = self._kept(counters, work, points, X, codes)
         if updates is not None:
@@ -837,6 +856,35 @@ class KernelPerceptron(BasePerceptron):
             products[:, n_problems:].T,
             codes,
             weight,
+        )
+
+    def _raise_nan_kernel(self, epoch):
+        """The ValueError of a kernel that gave NaN: not an overflow, which
+        scaling the input would mend, but a kernel undefined on the input,
+        named with its parameters."""
+        if callable(self.kernel):
+            name = getattr(self.kernel, "__name__", repr(self.kernel))
+            kernel = f"the callable kernel {name} (kernel_params={self.kernel_params})"
+            hint = "Check what the callable returns on these samples."
+        else:
+            params = {"gamma": self._gamma()}
+            if self.kernel in ("poly", "polynomial", "sigmoid"):
+                params["coef0"] = self.coef0
+            if self.kernel in ("poly", "polynomial"):
+                params["degree"] = self.degree
+            listed = ", ".join(f"{key}={value!r}" for key, value in params.items())
+            kernel = f"kernel={self.kernel!r} ({listed})"
+            hint = (
+                "A non-integer degree of a negative base gamma * <x, x'> + coef0 "
+                "is NaN: use an integer degree, or a coef0 that keeps the base "
+                "positive."
+                if self.kernel in ("poly", "polynomial")
+                and float(self.degree) != int(self.degree)
+                else "The kernel is not defined on these samples."
+            )
+        raise ValueError(
+            f"The kernel values of {kernel} are NaN on the training samples "
+            f"(in epoch {epoch}): training stopped there. {hint}"
         )
 
     def _points(self, X):

@@ -30,7 +30,9 @@ from ._epochs cimport (
     close_epochs, count_update, end_epoch, interrupted, observe, open_epochs,
     rule_on, see_radius, start_run,
 )
-from ._overflow cimport DECISION_VALUE, KERNEL_VALUE, fail, finite
+from ._overflow cimport (
+    DECISION_VALUE, KERNEL_NAN, KERNEL_VALUE, fail, finite,
+)
 from ._thresholds cimport Threshold, read_threshold
 
 cdef extern from "rbf.h":
@@ -70,6 +72,7 @@ cdef struct Kernel:
 cdef struct Cache:
     double* columns           # (n_slots, n_points)
     bint finite_columns       # whether every column computed was finite
+    bint nan_column           # whether a column that was not held NaN
     Py_ssize_t n_points
     Py_ssize_t n_slots
     Py_ssize_t n_used
@@ -191,8 +194,12 @@ cdef double* _column(Cache* cache, const Kernel* kernel,
         cache.owner[slot] = j
         _compute_column(kernel, j, slot, cache.columns + slot * cache.n_points,
                         cache.n_points)
-        cache.finite_columns = cache.finite_columns and _all_finite(
-            cache.columns + slot * cache.n_points, cache.n_points)
+        if not _all_finite(cache.columns + slot * cache.n_points,
+                           cache.n_points):
+            cache.finite_columns = False
+            # a kernel undefined on the input is not one that overflowed
+            cache.nan_column = _any_nan(cache.columns + slot * cache.n_points,
+                                        cache.n_points)
         cache.slot_of[j] = slot
     cache.last_used[slot] = cache.clock
     return cache.columns + slot * cache.n_points
@@ -205,6 +212,14 @@ cdef inline bint _all_finite(const double* values,
     for r in range(n):
         all_finite &= finite(values[r])
     return all_finite
+
+
+cdef inline bint _any_nan(const double* values, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t r
+    for r in range(n):
+        if values[r] != values[r]:
+            return True
+    return False
 
 
 cdef inline void _add(double a, const double* column, double* f,
@@ -534,6 +549,7 @@ def run_epochs(
     cdef int64_t[::1] last_used = np.zeros(n_slots, dtype=np.int64)
     cache.columns = &columns[0, 0]
     cache.finite_columns = True
+    cache.nan_column = False
     cache.n_points = n_points
     cache.n_slots = n_slots
     cache.n_used = 0
@@ -569,6 +585,9 @@ def run_epochs(
         )
     support_state[0] = model.queue_start
     support_state[1] = model.n_support
+    if failure[0] == KERNEL_VALUE and (cache.nan_column
+                                       or np.isnan(np.asarray(diag)).any()):
+        failure[0] = KERNEL_NAN
     return close_epochs(&e, run, opened)
 
 

@@ -1,22 +1,24 @@
 """MarginPerceptron: Rosenblatt's perceptron and its margin variants."""
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from numbers import Real
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
+from ._atomic import write_in_place
 from ._base import (
     BasePerceptron,
     LinearPredictMixin,
+    check_no_underflow,
+    compact_rows,
     first_class,
     linear_margins,
     problem_count,
-    rows_of,
 )
 from ._compat import Interval, StrOptions
 from ._docs import fill_doc
-from ._margin_perceptron_fast import LiftMode, run_epochs
+from ._margin_perceptron_fast import LiftMode, padded_width, run_epochs
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 
 _REMEDY = "or lower eta0"
@@ -26,36 +28,55 @@ _REMEDY = "or lower eta0"
 class LinearRun:
     """The state of a run that the compiled loop carries from call to call:
     the weights kept feature-major (so that one example updates and scores
-    every class from contiguous memory), the lazy-averaging sums, the
-    update and step counts, and the largest squared norm seen with the
-    schedule's squared radius, the mean squared norm and its count."""
+    every class from contiguous memory) and padded to the columns the loop
+    trains in place, the lazy-averaging sums, the update and step counts,
+    the largest squared norm seen with the schedule's squared radius, the
+    mean squared norm with its count, and the features whose weights may
+    be non-zero."""
 
-    coef: np.ndarray  # (n_features, n_problems)
+    coef: np.ndarray  # (n_features, padded_width(n_problems))
     lift_coef: np.ndarray  # (n_problems,): the weights of the lifted coordinate
-    avg_coef: np.ndarray  # (n_features, n_problems), or no rows
+    avg_coef: np.ndarray  # like coef, or no rows
     avg_lift: np.ndarray  # (n_problems,)
     n_updates: np.ndarray  # (n_problems,) int64
     n_steps: np.ndarray  # (n_problems,) int64
     radius: np.ndarray  # (4,): max ||x||^2, rho^2, mean ||x||^2, its count
+    # sorted indices of the features of the CSR batches so far; None once
+    # a dense batch came (every feature)
+    features: object = None
 
     @classmethod
     def start(cls, n_features, n_problems, average):
+        width = padded_width(n_problems)
         return cls(
-            coef=np.zeros((n_features, n_problems)),
+            coef=np.zeros((n_features, width)),
             lift_coef=np.zeros(n_problems),
-            avg_coef=np.zeros((n_features if average else 0, n_problems)),
+            avg_coef=np.zeros((n_features if average else 0, width)),
             avg_lift=np.zeros(n_problems),
             n_updates=np.zeros(n_problems, dtype=np.int64),
             n_steps=np.zeros(n_problems, dtype=np.int64),
             radius=np.zeros(4),
+            features=np.zeros(0, dtype=np.int64),
         )
+
+    def on(self, columns):
+        """A copy of the state on the features ``columns`` (None: all), which
+        the loop trains while the run stays as it was."""
+
+        def rows(name):
+            array = getattr(self, name)
+            if columns is None or name not in _WEIGHTS or not len(array):
+                return array.copy()
+            return array[columns]
+
+        return LinearRun(**{field.name: rows(field.name) for field in _ARRAYS})
 
     def block(self, columns):
         """A copy of the state of the problems ``columns`` (a range)."""
         return LinearRun(
             **{
                 field.name: np.array(getattr(self, field.name)[..., columns], order="C")
-                for field in fields(self)
+                for field in _ARRAYS
                 if field.name != "radius"
             },
             radius=self.radius.copy(),
@@ -64,17 +85,39 @@ class LinearRun:
     @classmethod
     def join(cls, blocks):
         """The state of blocks of consecutive problems, each trained over
-        the same examples: every block followed the same radius."""
-        return cls(
+        the same examples (every block followed the same radius), with
+        its weights padded for the loop."""
+        run = cls(
             **{
                 field.name: np.concatenate(
                     [getattr(block, field.name) for block in blocks], axis=-1
                 )
-                for field in fields(cls)
+                for field in _ARRAYS
                 if field.name != "radius"
             },
             radius=blocks[0].radius,
         )
+        n_problems = len(run.lift_coef)
+        padding = ((0, 0), (0, padded_width(n_problems) - n_problems))
+        run.coef = np.pad(run.coef, padding)
+        run.avg_coef = np.pad(run.avg_coef, padding)
+        return run
+
+
+_ARRAYS = [field for field in fields(LinearRun) if field.name != "features"]
+# the arrays of a row per feature
+_WEIGHTS = ("coef", "avg_coef")
+
+
+def _merged(features, columns):
+    """The sorted union of sorted ``features`` and ``columns``; None (every
+    feature) if either is."""
+    if features is None or columns is None:
+        return None
+    place = np.searchsorted(features, columns)
+    known = place < len(features)
+    known[known] = features[place[known]] == columns[known]
+    return np.insert(features, place[~known], columns[~known])
 
 
 @fill_doc
@@ -184,7 +227,12 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     {{classes_}}
 
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights of the decision function, in float64.
+        The weights of the decision function, in float64. Where no problem
+        answers with its averaged weights, a view of the weights of the
+        run, which the next :meth:`partial_fit` or warm-started
+        :meth:`fit` updates in place, on the features of its batch: a call
+        costs what its batch holds, not ``n_features * n_classes`` (copy
+        ``coef_`` to keep it).
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The intercepts of the decision function (zeros when
@@ -252,10 +300,14 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     changes and stops at the first that is not finite with a
     ``ValueError`` naming it and the remedy: scale the input (for example
     with :class:`~sklearn.preprocessing.StandardScaler`) or lower ``eta0``.
-    A :meth:`partial_fit` call stopped so leaves the model as it was. A
-    decision value beyond the float range (inf, or NaN from ``inf - inf``)
-    on huge input makes :meth:`decision_function` and :meth:`predict`
-    raise the same error rather than return it or a class from it.
+    A :meth:`partial_fit` call stopped so leaves the model as it was.
+    Input whose largest absolute value is below about ``1.5e-154``, whose
+    every product underflows, is refused before any work, with the remedy:
+    multiply it by a power of 2, which changes no classifier of the
+    scale-free thresholds. A decision value beyond the float range (inf,
+    or NaN from ``inf - inf``) on huge input makes
+    :meth:`decision_function` and :meth:`predict` raise the same error
+    rather than return it or a class from it.
 
     The decision values are margins, not probabilities, and the perceptron
     has no ``predict_proba``: for probabilities, wrap it in
@@ -347,6 +399,13 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     def _validation(self):
         return dict(accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
 
+    def _check_input(self, X, warm):
+        # tiny values continue a run of normal scale without harm: their
+        # products with its weights do not underflow
+        if warm and self._run.radius[0] > 0:
+            return X
+        return check_no_underflow(X, "the squared norms and decision values")
+
     def _start_run(self, classes, X):
         """Zero weights and counters for a new run."""
         self.classes_ = classes
@@ -368,13 +427,22 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on a batch (codes: the indices of y in
-        classes_) and set the fitted attributes."""
-        rows = rows_of(X)
+        classes_) and set the fitted attributes.
+
+        The loop trains a copy of the weights of the features the batch
+        holds (all of them for dense X) and its renumbered rows, so that a
+        call costs what its batch holds, not n_features x n_classes; the
+        copy then replaces those weights in the run, through
+        write_in_place, and a call that fails leaves the model as it was.
+        """
+        rows, columns = compact_rows(X)
+        n_columns = X.shape[1] if columns is None else len(columns)
         mode, value = self._lift(self._run.radius)
+        work = self._run.on(columns)
         # A fit that continues a run (warm_start) revisits examples the
         # lift has seen; a new run and each partial_fit add theirs.
         follow_norms = not (stop_when_separated and self._run.n_steps.any())
-        problems = np.arange(self._run.coef.shape[1])
+        problems = np.arange(len(work.lift_coef))
         blocks = np.array_split(
             problems, min(effective_n_jobs(self.n_jobs), len(problems))
         )
@@ -382,13 +450,16 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         stop = np.zeros(1, dtype=np.uint8)
 
         def train_block(columns):
-            # Each block trains a copy: a run that fails leaves the model
-            # as it was.
-            block = self._run.block(slice(columns[0], columns[-1] + 1))
+            # one block trains the work copy itself, several a copy each
+            block = (
+                work
+                if len(blocks) == 1
+                else work.block(slice(columns[0], columns[-1] + 1))
+            )
             failure = new_failure()
             progress = run_epochs(
                 *rows,
-                X.shape[1],
+                n_columns,
                 codes,
                 first_class(self.classes_) + columns[0],
                 weight,
@@ -413,15 +484,17 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             stop[0] = 1
         for _, _, failure in results:
             check_failure(failure, _REMEDY)
-        self._run = LinearRun.join([block for block, _, _ in results])
+        if len(blocks) > 1:
+            work = LinearRun.join([block for block, _, _ in results])
+        self._commit(work, columns)
         n_epochs, converged, stopped = (
             np.concatenate([progress[i] for _, progress, _ in results])
             for i in range(3)
         )
         self.updates_ = self._recorded(
             [
-                (progress[3], columns[0])
-                for (_, progress, _), columns in zip(results, blocks, strict=True)
+                (progress[3], block[0])
+                for (_, progress, _), block in zip(results, blocks, strict=True)
             ]
         )
         self.coef_, self.intercept_ = self._model(self._averaged(stopped))
@@ -429,7 +502,13 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         self._set_progress(n_epochs, converged, stopped)
         self.radius_ = float(np.sqrt(self._run.radius[0]))
         self.margin_ = linear_margins(
-            X, codes, first_class(self.classes_), weight, self.coef_, self.intercept_
+            X,
+            codes,
+            first_class(self.classes_),
+            weight,
+            self.coef_,
+            self.intercept_,
+            features=self._run.features,
         )
         return self
 
@@ -447,19 +526,56 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         updates = np.concatenate(updates)
         return updates[np.argsort(updates[:, 2], kind="stable")]
 
+    def _commit(self, work, columns):
+        """Make the trained copy ``work`` of the run on the features
+        ``columns`` (None: all) the run."""
+        run = self._run
+        if columns is None:
+            # a copy of every weight: it becomes the run
+            self._run = replace(work, features=None)
+            return
+        coef, avg_coef = run.coef, run.avg_coef
+        write = write_in_place
+        if not (coef.flags.writeable and avg_coef.flags.writeable):
+            # a model loaded read-only (joblib's mmap_mode="r") goes on in
+            # a copy of its own, which no published model shares
+            coef, avg_coef = coef.copy(), avg_coef.copy()
+            write = np.ndarray.__setitem__
+        write(coef, columns, work.coef)
+        if len(avg_coef):
+            write(avg_coef, columns, work.avg_coef)
+        self._run = replace(
+            work,
+            coef=coef,
+            avg_coef=avg_coef,
+            features=_merged(run.features, columns),
+        )
+
     def _model(self, averaged):
         """coef_ and intercept_ of the run: the averaged weights for the
-        problems ``averaged``, the last ones for the others."""
+        problems ``averaged``, the last ones for the others.
+
+        Without averaging coef_ is a view of the run's weights, which the
+        next call updates in place."""
         run = self._run
-        coef = run.coef.T.copy()
+        n_problems = len(run.lift_coef)
+        features = run.features
+        if features is None:
+            features = np.arange(len(run.coef))
+        coef = run.coef[:, :n_problems].T
         lift_coef = run.lift_coef.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             if averaged.any():
+                # zero outside the features of the run
+                coef = np.zeros(coef.shape)
+                coef[:, features] = run.coef[features, :n_problems].T
                 steps = np.maximum(run.n_steps[averaged], 1)
-                coef[averaged] -= run.avg_coef.T[averaged] / steps[:, None]
+                coef[np.ix_(averaged, features)] -= (
+                    run.avg_coef[features, :n_problems].T[averaged] / steps[:, None]
+                )
                 lift_coef[averaged] -= run.avg_lift[averaged] / steps
             intercept = lift_coef * self._lift(run.radius)[1]
-        if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+        if not (np.isfinite(coef[:, features]).all() and np.isfinite(intercept).all()):
             raise_non_finite(
                 "the averaged weights" if averaged.any() else "the weights",
                 "at the end of the run",

@@ -288,8 +288,10 @@ def run_epochs(
     The rows are CSR when ``indptr`` is not empty, else ``data`` holds a
     C-ordered dense matrix with ``n_features`` columns; either way checked
     by check_rows first. Example ``i`` is positive for problem ``c`` when
-    ``y[i] == first_class + c``. ``run`` (a LinearRun of skperc._linear_run)
-    carries the state across calls; its arrays are updated in place.
+    ``y[i] == first_class + c``. ``run`` (a LinearRun of
+    skperc._margin_perceptron) carries the state across calls; its arrays
+    are updated in place, its weights of ``padded_width`` columns without a
+    copy, and of one column per problem through a padded copy.
     ``schedule`` is a validated ThresholdSchedule, every threshold times
     ``eta0``. ``lift`` is a dict: ``mode`` (a LiftMode), ``value`` (the
     lift of FIXED_LIFT) and ``follow`` (whether RMS_LIFT adds this call's
@@ -306,8 +308,10 @@ def run_epochs(
     cdef double[::1] lift_coef = run.lift_coef
     cdef double[:, ::1] avg_coef = run.avg_coef
     cdef double[::1] avg_lift = run.avg_lift
-    cdef Py_ssize_t k = coef.shape[1]
+    cdef Py_ssize_t k = lift_coef.shape[0]
     cdef Py_ssize_t width = width_of(k)
+    # weights already padded to whole lanes are trained in place
+    cdef bint padded = coef.shape[1] == width
     cdef bint average = avg_coef.shape[0] > 0
     cdef Threshold rule = read_threshold(schedule, eta0)
     cdef double[::1] radius = run.radius
@@ -319,10 +323,10 @@ def run_epochs(
     opened = open_epochs(&e, run, &rule, &control, failure, stop)
     if not (weight.shape[0] == n_samples and coef.shape[0] == n_features
             and radius.shape[0] == 4
-            and lift_coef.shape[0] == k and avg_lift.shape[0] == k
+            and (padded or coef.shape[1] == k) and avg_lift.shape[0] == k
             and e.n_problems == k
             and (not average or (avg_coef.shape[0] == n_features
-                                 and avg_coef.shape[1] == k))):
+                                 and avg_coef.shape[1] == coef.shape[1]))):
         raise ValueError("run_epochs: the run's arrays do not fit the rows.")
     lift_rule.mode = lift["mode"]
     lift_rule.value = lift["value"]
@@ -335,7 +339,7 @@ def run_epochs(
     # Several problems are trained on weights padded to whole lanes.
     work_coef = np.asarray(coef)
     work_avg = np.asarray(avg_coef)
-    if width > k:
+    if not padded:
         work_coef = np.zeros((n_features, width))
         work_coef[:, :k] = coef
         if average:
@@ -368,7 +372,7 @@ def run_epochs(
             n_samples, n_features, &y[0], &weight[0], &problems, width,
             &lift_rule, &e, &order[0], &score[0],
         )
-    if width > k:
+    if not padded:
         coef[:, :] = padded_coef[:, :k]
         if average:
             avg_coef[:, :] = padded_avg[:, :k]
@@ -402,6 +406,12 @@ def row_moments(const floating[::1] data, const index_t[::1] indices,
             squares += (squared_norm(x, nnz) - squares) / <double>(i + 1)
             sums += (total - sums) / <double>(i + 1)
     return squares, sums
+
+
+def padded_width(Py_ssize_t n_problems):
+    """The columns of the weights of ``n_problems`` problems that run_epochs
+    trains in place: 1 for one problem, else whole lanes."""
+    return width_of(n_problems)
 
 
 def smallest_margins(

@@ -17,6 +17,9 @@ cpdef enum Quantity:
     WEIGHTS = 4
     AVERAGED_WEIGHTS = 5
     KERNEL_VALUE = 6
+    # not an overflow: a kernel undefined on the input (set by the kernel
+    # loop in place of KERNEL_VALUE when a value is NaN)
+    KERNEL_NAN = 7
 
 
 cdef inline bint finite(double value) noexcept nogil:

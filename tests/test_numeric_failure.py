@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from estimators import ESTIMATORS
+from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
@@ -19,6 +20,7 @@ from skperc import (
     MarginMLPClassifier,
     MarginPerceptron,
 )
+from skperc.datasets import make_margin_classification
 
 # The first configuration of each estimator class.
 FIRST_CONFIGURATIONS = list({type(e): e for e in reversed(ESTIMATORS)}.values())
@@ -71,7 +73,8 @@ def test_huge_or_tiny_input_fits_finite_or_raises_non_finite(estimator, scale):
         try:
             estimator.fit(X, y)
         except ValueError as error:
-            assert "non-finite" in str(error)
+            # an overflow, or products of tiny values that underflow
+            assert "non-finite" in str(error) or "underflows" in str(error)
             assert "StandardScaler" in str(error)
             return
     for name, array in _fitted_arrays(estimator):
@@ -314,3 +317,91 @@ def test_halving_thresholds_between_values_near_the_float_max():
     thresholds = clf.concepts_.thresholds_
     assert np.isfinite(thresholds).all()
     assert clf.score(X, y) == 1.0
+
+
+# Inputs so small that their products underflow
+
+
+def _underflow_estimators():
+    schedules = (0.0, "scale", "power")
+    return [MarginPerceptron(beta=beta, random_state=0) for beta in schedules] + [
+        KernelPerceptron(kernel="linear", beta=beta, random_state=0)
+        for beta in schedules
+    ]
+
+
+@pytest.mark.parametrize("scale", [1e-162, 1e-200, 1e-300])
+@pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
+def test_inputs_whose_products_underflow_are_refused_before_any_work(estimator, scale):
+    """Every squared norm and decision value underflowed: the perceptrons
+    scored 0.485 on separable data and blamed separability in a
+    ConvergenceWarning (scikit-learn's Perceptron does the same)."""
+    X, y = make_margin_classification(200, 3, margin=0.1, random_state=0)
+    for tiny in (X * scale, sp.csr_matrix(X * scale)):
+        clf = clone(estimator)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            with pytest.raises(ValueError, match="underflows") as error:
+                clf.fit(tiny, y)
+        assert "power of 2" in str(error.value)
+        assert not hasattr(clf, "classes_")
+        with pytest.raises(ValueError, match="underflows"):
+            clone(estimator).partial_fit(tiny, y, classes=[-1, 1])
+
+
+@pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
+def test_the_scale_free_classifier_at_the_smallest_scale_taken(estimator):
+    """Just above the refusal, an exact power of 2 changes no classifier."""
+    X, y = make_margin_classification(200, 3, margin=0.1, random_state=0)
+    reference = clone(estimator).fit(X, y)
+    small = clone(estimator).fit(X * 2.0**-480, y)
+    assert small.converged_
+    assert_array_equal(small.predict(X * 2.0**-480), reference.predict(X))
+    assert small.score(X * 2.0**-480, y) == 1.0
+
+
+# Kernels that give NaN are named, not taken for an overflow
+
+
+def _nan_kernel(x, z):
+    """A kernel of one pair that is NaN where x . z < 0."""
+    return float(np.sqrt(x @ z)) if x @ z >= 0 else float("nan")
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        (dict(kernel="poly", degree=0.5, gamma=1.0, coef0=0.0), "degree=0.5"),
+        (dict(kernel=_nan_kernel), "_nan_kernel"),
+    ],
+    ids=["fractional-degree", "callable"],
+)
+def test_nan_kernel_values_are_reported_as_nan(params, named):
+    """They were reported as 'overflowed ... scale the input features',
+    which cannot mend a kernel undefined on the input."""
+    X, y = _separable_sample()
+    with np.errstate(invalid="ignore"):
+        with pytest.raises(ValueError, match="are NaN") as error:
+            KernelPerceptron(**params).fit(X, y)
+    message = str(error.value)
+    assert named in message
+    assert "overflow" not in message and "StandardScaler" not in message
+
+
+def test_kernel_overflow_is_still_reported_as_overflow():
+    X, y = _separable_sample()
+    with pytest.raises(ValueError, match="overflowed") as error:
+        KernelPerceptron(kernel="poly", degree=3, gamma="auto", max_iter=10**6).fit(
+            X * 1e110, y
+        )
+    assert "NaN" not in str(error.value)
+
+
+@pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
+def test_tiny_batches_continue_a_run_of_normal_scale(estimator):
+    """Only a run's first values are checked: a tiny batch after normal
+    ones makes products with normal weights, which do not underflow."""
+    X, y = make_margin_classification(200, 3, margin=0.1, random_state=0)
+    clf = clone(estimator).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    clf.partial_fit(X[100:] * 1e-200, y[100:])
+    assert np.isfinite(clf.decision_function(X)).all()

@@ -1,13 +1,19 @@
 """The perceptrons under failures and threads: a fit that does not complete
 leaves the model it had, concurrent reads see one model, concurrent
-partial_fit calls all count, and out-of-range parameters are refused."""
+partial_fit calls all count, and out-of-range parameters are refused; on
+high-dimensional sparse input a call costs what its batch holds."""
 
+import contextlib
 import threading
+import tracemalloc
+import warnings
 
+import joblib
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import make_classification
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc.datasets import make_margin_classification
@@ -54,6 +60,32 @@ def test_a_refit_that_fails_keeps_the_previous_model(estimator):
         fresh.predict(X)
 
 
+@contextlib.contextmanager
+def reading_threads(read, n_threads):
+    """Threads calling ``read`` until the block ends; yields the list of
+    what they read, and asserts that no call raised and some returned."""
+    errors, seen, stop = [], [], threading.Event()
+
+    def loop():
+        while not stop.is_set():
+            try:
+                seen.append(read())
+            except Exception as error:  # noqa: BLE001 - any error fails the test
+                errors.append(error)
+
+    threads = [threading.Thread(target=loop) for _ in range(n_threads)]
+    for thread in threads:
+        thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert not errors, errors[:3]
+    assert seen
+
+
 @pytest.mark.parametrize("estimator", PERCEPTRONS, ids=repr)
 def test_predictions_during_refits_come_from_one_model(estimator):
     """Threads predict while the main thread refits between a 2-class and a
@@ -66,26 +98,10 @@ def test_predictions_during_refits_come_from_one_model(estimator):
         "a": estimator.__class__(**estimator.get_params()).fit(Xa, ya).predict(Xa),
         "b": estimator.__class__(**estimator.get_params()).fit(Xb, yb).predict(Xa),
     }
-    errors, seen, stop = [], [], threading.Event()
-
-    def predict():
-        while not stop.is_set():
-            try:
-                seen.append(clf.predict(Xa))
-            except Exception as error:  # noqa: BLE001 - any error fails the test
-                errors.append(error)
-
-    threads = [threading.Thread(target=predict) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for _ in range(15):
-        clf.fit(Xb, yb)
-        clf.fit(Xa, ya)
-    stop.set()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors[:3]
-    assert seen
+    with reading_threads(lambda: clf.predict(Xa), 3) as seen:
+        for _ in range(15):
+            clf.fit(Xb, yb)
+            clf.fit(Xa, ya)
     for prediction in seen:
         assert any(np.array_equal(prediction, a) for a in answers.values())
 
@@ -135,3 +151,113 @@ def test_the_margin_of_huge_or_tiny_weights(eta0):
     assert clf.converged_
     assert clf.margin_[0] == pytest.approx(reference.margin_[0], rel=1e-12)
     assert clf.margin_[0] > 0
+
+
+# --- high-dimensional sparse input: a call costs what its batch holds ------
+
+
+def _hashed_batches(n_batches, n_features=2**18, n_classes=10, seed=0):
+    """Batches of 50 CSR rows of 20 values at random columns among many
+    (HashingVectorizer sizes), labelled by the largest of random scores."""
+    rng = np.random.default_rng(seed)
+    batches = []
+    for _ in range(n_batches):
+        X = sp.random(50, n_features, density=20 / n_features, random_state=rng)
+        batches.append((X.tocsr(), rng.integers(n_classes, size=50)))
+    return batches
+
+
+def test_partial_fit_memory_follows_the_batch_not_the_model():
+    """Each call used to copy, transpose and pad the whole weight matrix
+    several times (n_features x n_classes, 34 MB here, for a batch of 1,000
+    values); now it copies the weights of the batch's features only."""
+    batches = _hashed_batches(3)
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(10))
+    model_bytes = clf._run.coef.nbytes + clf._run.avg_coef.nbytes
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        for X, y in batches[1:]:
+            clf.partial_fit(X, y)
+        extra = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert extra < 0.05 * model_bytes, extra / model_bytes
+
+
+@pytest.mark.parametrize("average", [False, True, "auto"])
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_sparse_partial_fit_in_place_equals_dense(average, n_jobs):
+    """The weights of the batch's features, trained apart and written back,
+    are those of a run on the same rows given dense, to the last bit."""
+    batches = _hashed_batches(4, n_features=300, n_classes=3)
+    sparse, dense = (
+        MarginPerceptron(average=average, n_jobs=n_jobs, random_state=0)
+        for _ in range(2)
+    )
+    for X, y in batches:
+        sparse.partial_fit(X, y, classes=np.arange(3))
+        dense.partial_fit(X.toarray(), y, classes=np.arange(3))
+        np.testing.assert_array_equal(sparse.coef_, dense.coef_)
+        np.testing.assert_array_equal(sparse.intercept_, dense.intercept_)
+        np.testing.assert_array_equal(sparse.margin_, dense.margin_)
+
+
+def test_a_call_that_fails_after_writing_in_place_restores_the_model():
+    """A warm-started fit whose ConvergenceWarning is an error fails after
+    its weights were written back into the run: the writes are undone."""
+    (X1, y1), (X2, y2) = _hashed_batches(2, n_features=2000, n_classes=3)
+    clf = MarginPerceptron(warm_start=True, max_iter=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X1, y1)
+    coef, intercept = clf.coef_.copy(), clf.intercept_.copy()
+    run = {name: np.copy(value) for name, value in vars(clf._run).items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(ConvergenceWarning):
+            clf.fit(X2, y2)
+    np.testing.assert_array_equal(clf.coef_, coef)
+    np.testing.assert_array_equal(clf.intercept_, intercept)
+    for name, value in vars(clf._run).items():
+        np.testing.assert_array_equal(value, run[name], err_msg=name)
+    # and the run goes on as if the failed call had not been made
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X2, y2)
+        fresh = MarginPerceptron(warm_start=True, max_iter=1, random_state=0)
+        fresh.fit(X1, y1).fit(X2, y2)
+    np.testing.assert_array_equal(clf.coef_, fresh.coef_)
+
+
+def test_reads_during_sparse_partial_fits_see_one_model():
+    """partial_fit writes the batch's weights into the model in place:
+    threads reading meanwhile see the model before a call or after it."""
+    batches = _hashed_batches(30, n_features=5000, n_classes=4)
+    X_test = sp.vstack([X for X, _ in batches[:4]]).tocsr()
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(4))
+    models = [clf.decision_function(X_test)]
+    with reading_threads(lambda: clf.decision_function(X_test), 2) as seen:
+        for X, y in batches[1:]:
+            clf.partial_fit(X, y)
+            models.append(clf.decision_function(X_test))
+    for scores in seen:
+        assert any(np.array_equal(scores, model) for model in models)
+
+
+def test_sparse_partial_fit_continues_a_model_loaded_read_only(tmp_path):
+    """Weights memory-mapped read-only by joblib.load(mmap_mode="r") cannot
+    be written in place: the run goes on in a copy, as a model in memory."""
+    batches = _hashed_batches(3, n_features=3000, n_classes=3)
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(3))
+    joblib.dump(clf, tmp_path / "model.joblib")
+    loaded = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+    assert not loaded._run.coef.flags.writeable
+    for X, y in batches[1:]:
+        clf.partial_fit(X, y)
+        loaded.partial_fit(X, y)
+    np.testing.assert_array_equal(loaded.coef_, clf.coef_)
