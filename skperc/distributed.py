@@ -270,8 +270,9 @@ class _Dask:
         return self
 
     def __exit__(self, *exc):
-        # the shards' data and states leave the workers' memory
-        self.client.cancel([*self.shards, *self.states])
+        # the last references: the shards' data and states leave the
+        # workers' memory
+        self.shards = self.states = None
 
     def epoch(self, mixed, active, settings):
         self.states = [
