@@ -14,6 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_common import PERCEPTRON_SAMPLE_WEIGHT
 
 from skperc import MarginPerceptron
 from skperc.datasets import make_margin_classification
@@ -251,3 +253,35 @@ def test_importing_skperc_does_not_import_dask():
         "assert 'dask' not in sys.modules and 'distributed' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# The seed of a mixed run is its perceptron's random_state, which the checks
+# do not set: they set a random_state of the estimator they are given only.
+UNSEEDED = {
+    check: "The seed is the perceptron's random_state, which the check does "
+    "not set (it sets a top-level random_state only): two fits shuffle "
+    "differently. The seeded configuration passes it."
+    for check in (
+        "check_fit_idempotent",
+        "check_supervised_y_2d",
+        "check_classifier_data_not_an_array",
+    )
+}
+
+
+def expected_failed_checks(estimator):
+    seeded = estimator.estimator is not None
+    return {**PERCEPTRON_SAMPLE_WEIGHT, **({} if seeded else UNSEEDED)}
+
+
+@parametrize_with_checks(
+    [
+        ParameterMixingClassifier(),
+        ParameterMixingClassifier(
+            MarginPerceptron(beta="scale", average=True, random_state=0), n_shards=3
+        ),
+    ],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
