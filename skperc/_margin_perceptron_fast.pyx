@@ -282,6 +282,7 @@ def run_epochs(
     Control control,
     const unsigned char[::1] stop,
     int64_t[::1] failure,
+    order=None,
 ):
     """Run up to ``control.max_iter`` epochs over the rows; update ``run``.
 
@@ -302,6 +303,15 @@ def run_epochs(
     with ``control.record_updates`` or None: see count_update in
     _epochs.pxd). A value that is not finite stops the run and is recorded
     in ``failure`` (see _overflow.pxd), the state then being unusable.
+
+    A caller that continues one run over calls of one epoch each (parameter
+    mixing) passes ``order``, the order of the visits (an intp permutation
+    of the rows), which the shuffle continues from in place, with
+    ``control.seed`` the state of the shuffle; the call then returns a
+    fifth item, a dict of what the next call and the stopping rule need:
+    ``seed`` (the shuffle's state after the call), ``mistakes`` (the
+    weight of the examples with ``y f(x) <= 0`` in the last epoch) and
+    ``update_sum`` (the sum of the update sizes of the call), per problem.
     """
     cdef Py_ssize_t n_samples = y.shape[0]
     cdef double[:, ::1] coef = run.coef
@@ -328,13 +338,15 @@ def run_epochs(
             and (not average or (avg_coef.shape[0] == n_features
                                  and avg_coef.shape[1] == coef.shape[1]))):
         raise ValueError("run_epochs: the run's arrays do not fit the rows.")
+    if order is not None and len(order) != n_samples:
+        raise ValueError("run_epochs: the order does not fit the rows.")
     lift_rule.mode = lift["mode"]
     lift_rule.value = lift["value"]
     lift_rule.follow = lift["follow"]
     lift_rule.mean_norm2 = &radius[2]
     lift_rule.n_norms = &radius[3]
     if n_samples == 0:
-        return close_epochs(&e, run, opened)
+        return _closed(&e, run, opened, order)
 
     # Several problems are trained on weights padded to whole lanes.
     work_coef = np.asarray(coef)
@@ -361,7 +373,8 @@ def run_epochs(
     problems.snap_coef = &snap_coef[0] if snap_coef.shape[0] > 0 else NULL
     problems.snap_lift = &snap_lift[0]
 
-    cdef Py_ssize_t[::1] order = np.arange(n_samples, dtype=np.intp)
+    cdef Py_ssize_t[::1] visits = (
+        np.arange(n_samples, dtype=np.intp) if order is None else order)
     cdef double[::1] score = np.empty(width)
     cdef const index_t* ind_ptr = _indices_or_null(indices, indptr)
     with nogil:
@@ -370,13 +383,24 @@ def run_epochs(
             ind_ptr,
             &indptr[0] if indptr.shape[0] > 0 else NULL,
             n_samples, n_features, &y[0], &weight[0], &problems, width,
-            &lift_rule, &e, &order[0], &score[0],
+            &lift_rule, &e, &visits[0], &score[0],
         )
     if not padded:
         coef[:, :] = padded_coef[:, :k]
         if average:
             avg_coef[:, :] = padded_avg[:, :k]
-    return close_epochs(&e, run, opened)
+    return _closed(&e, run, opened, order)
+
+
+cdef tuple _closed(const Epochs* e, run, tuple opened, order):
+    """close_epochs, with the dict of a call given ``order``."""
+    closed = close_epochs(e, run, opened)
+    if order is None:
+        return closed
+    cdef Py_ssize_t k = e.n_problems
+    values = opened[3][1]
+    return closed + (dict(seed=e.rng, mistakes=values[k:2 * k].copy(),
+                          update_sum=values[3 * k:4 * k].copy()),)
 
 
 def row_moments(const floating[::1] data, const index_t[::1] indices,

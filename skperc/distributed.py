@@ -1,0 +1,867 @@
+"""Iterative parameter mixing: one perceptron trained on shards of the data.
+
+:class:`ParameterMixingClassifier` trains a :class:`~skperc.MarginPerceptron`
+on several shards of the sample at once, on threads of this machine or on
+the workers of a `dask.distributed <https://distributed.dask.org>`_ cluster,
+by the iterative parameter mixing of McDonald, Hall and Mann (2010). dask
+is imported only when a fit is given a dask collection.
+"""
+
+import math
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, validate_data
+
+from ._base import (
+    LinearPredictMixin,
+    check_class_count,
+    check_sparse_structure,
+    class_codes,
+    encode_labels,
+    first_class,
+    problem_count,
+    rows_of,
+    warn_not_converged,
+)
+from ._compat import Interval, _fit_context
+from ._margin_perceptron import _REMEDY, LinearRun, MarginPerceptron
+from ._margin_perceptron_fast import LiftMode, run_epochs
+from ._nonfinite import check_failure, new_failure
+from .schedules import checked_schedule
+
+__all__ = ["ParameterMixingClassifier"]
+
+
+# ----------------------------------------------------------------------------
+# One shard: the function that every engine runs, unchanged
+
+
+@dataclass
+class _Shard:
+    """The rows of one shard, as the compiled loop reads them."""
+
+    rows: tuple  # data, indices, indptr (rows_of)
+    codes: np.ndarray  # int32, the index of each label in classes_
+    weight: np.ndarray  # float64, the weight of each example
+
+
+@dataclass
+class _ShardRun:
+    """What one shard carries from epoch to epoch: its run (weights,
+    averaging sums, update and step counts, radius), the order of its
+    visits and the state of its shuffle, and the tally of its last epoch."""
+
+    run: LinearRun
+    order: np.ndarray
+    seed: int
+    updates: np.ndarray  # of each problem in the last epoch
+    converged: np.ndarray  # whether each problem's function held still
+    mistakes: np.ndarray  # weight of the examples with y f(x) <= 0
+    update_sum: np.ndarray  # sum of the update sizes of the last epoch
+
+
+@dataclass
+class _Settings:
+    """What every shard needs to know of the estimator, picklable."""
+
+    n_features: int
+    first: int
+    schedule: object
+    eta0: float
+    lift_mode: int
+    lift_value: float
+    shuffle: bool
+
+
+def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
+    """A shard of a dask collection, validated on its worker; the class
+    weights ``class_weight`` (one per class, or None) multiply the sample
+    weights."""
+    X = check_sparse_structure(check_array(X, **validation))
+    y = np.asarray(y).ravel()
+    codes = class_codes(classes, y, f"classes {classes.tolist()}")
+    weight = (
+        np.ones(len(y))
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=np.float64).ravel()
+    )
+    if class_weight is not None:
+        weight = class_weight[codes] * weight
+    if len(weight) != len(y) or X.shape[0] != len(y):
+        raise ValueError("X, y and sample_weight have partitions of other lengths.")
+    if not (np.isfinite(weight).all() and (weight >= 0).all()):
+        raise ValueError("sample_weight must hold finite weights >= 0.")
+    return _Shard(rows_of(X), codes, weight)
+
+
+def _start_shard(shard, n_features, n_problems, average, seed):
+    n = len(shard.codes)
+    run = LinearRun.start(n_features, n_problems, average)
+    # every shard reads every feature, with one column per problem
+    run.coef = np.ascontiguousarray(run.coef[:, :n_problems])
+    run.avg_coef = np.ascontiguousarray(run.avg_coef[:, :n_problems])
+    run.features = None
+    return _ShardRun(
+        run=run,
+        order=np.arange(n, dtype=np.intp),
+        seed=seed,
+        updates=np.zeros(n_problems, dtype=np.int64),
+        converged=np.zeros(n_problems, dtype=bool),
+        mistakes=np.zeros(n_problems),
+        update_sum=np.zeros(n_problems),
+    )
+
+
+def _copy_run(run):
+    return LinearRun(
+        **{
+            name: None if value is None else value.copy()
+            for name, value in vars(run).items()
+        },
+    )
+
+
+def _take_mixed(run, mixed):
+    """Set the shard's weights to the mixed ones. The lazy average keeps
+    ``sum over steps of w = n_steps * coef - avg_coef``: the jump of the
+    weights counts in every later step, as an update would."""
+    coef, lift_coef, radius = mixed
+    if run.avg_coef.shape[0]:
+        for own, new, avg in (
+            (run.coef, coef, run.avg_coef),
+            (run.lift_coef, lift_coef, run.avg_lift),
+        ):
+            jump = new - own
+            # where the weights are unchanged avg stays as it is, to the
+            # sign of its zeros
+            np.add(avg, run.n_steps * jump, out=avg, where=jump != 0)
+    run.coef[...] = coef
+    run.lift_coef[...] = lift_coef
+    if radius is not None:
+        run.radius[...] = radius
+
+
+def _shard_epoch(shard, state, mixed, active, settings):
+    """One epoch of a shard from the mixed weights: the shard's next state.
+
+    ``mixed`` is (coef, lift_coef, radius) of the mixed run, radius None
+    in the first epoch (each shard then follows its own); ``active`` the
+    problems still training. The input state is not changed.
+    """
+    run = _copy_run(state.run)
+    order = state.order.copy()
+    radius = mixed[2]
+    _take_mixed(run, mixed)
+    k = run.coef.shape[1]
+    columns = np.flatnonzero(active)
+    codes = shard.codes
+    if len(columns) < k:
+        # the problems still training, numbered 0, 1, ... in the block
+        sub = run.block(columns)
+        number = np.full(k + settings.first, -1, dtype=np.int32)
+        number[columns + settings.first] = np.arange(len(columns)) + settings.first
+        codes = number[codes]
+    else:
+        sub = run
+    before = sub.n_updates.copy()
+    failure = new_failure()
+    _, converged, _, _, tally = run_epochs(
+        *shard.rows,
+        settings.n_features,
+        codes,
+        settings.first,
+        shard.weight,
+        sub,
+        settings.schedule,
+        settings.eta0,
+        # the root mean square lift follows the norms in the first epoch
+        dict(mode=settings.lift_mode, value=settings.lift_value, follow=radius is None),
+        dict(
+            max_iter=1,
+            shuffle=settings.shuffle,
+            seed=state.seed,
+            stop_when_separated=True,
+            verbose=0,
+            tol=0.0,
+            n_iter_no_change=0,
+            record_updates=False,
+        ),
+        np.zeros(1, dtype=np.uint8),
+        failure,
+        order=order,
+    )
+    check_failure(failure, _REMEDY)
+    if sub is not run:
+        for name, value in vars(sub).items():
+            if name not in ("radius", "features"):
+                getattr(run, name)[..., columns] = value
+        run.radius[...] = sub.radius
+    return _ShardRun(
+        run=run,
+        order=order,
+        seed=tally["seed"],
+        updates=_scatter(sub.n_updates - before, columns, k),
+        converged=_scatter(converged, columns, k),
+        mistakes=_scatter(tally["mistakes"], columns, k),
+        update_sum=_scatter(tally["update_sum"], columns, k),
+    )
+
+
+def _scatter(values, columns, k):
+    """The values of the problems ``columns``, zero for the others."""
+    out = np.zeros(k, dtype=values.dtype)
+    out[columns] = values
+    return out
+
+
+def _report(state):
+    """What a shard sends back each epoch: its weights and tallies, not its
+    order of visits."""
+    return replace(state, order=None)
+
+
+def _finish_shard(state, mixed):
+    """The shard's run from the final mixed weights: its averaging sums,
+    step and update counts."""
+    run = _copy_run(state.run)
+    _take_mixed(run, mixed)
+    return run
+
+
+# ----------------------------------------------------------------------------
+# The engines: where the shards' epochs run
+
+
+class _Threads:
+    """The shards as slices of one array, each epoch of each shard on a
+    thread of this process (the compiled loop releases the GIL)."""
+
+    def __init__(self, shards, starts):
+        self.shards = shards
+        self.states = starts
+        # One pool for all the epochs. joblib's Parallel polls for its
+        # results every 10 ms, which would outlast the epoch of a small shard.
+        self.pool = ThreadPoolExecutor(len(shards))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.pool.shutdown()
+
+    def epoch(self, mixed, active, settings):
+        epoch = partial(_shard_epoch, mixed=mixed, active=active, settings=settings)
+        self.states = list(self.pool.map(epoch, self.shards, self.states))
+        return [_report(state) for state in self.states]
+
+    def finish(self, mixed):
+        return [_finish_shard(state, mixed) for state in self.states]
+
+
+class _Dask:
+    """The shards as partitions on the workers of a dask.distributed
+    cluster: each epoch sends the mixed weights to every shard and brings
+    back its weights and tallies; the data and the order of the visits
+    stay where they are. Each state is a task of the one before it, so
+    the cluster recomputes a shard lost with its worker."""
+
+    def __init__(self, client, shards, starts):
+        self.client = client
+        self.shards = shards
+        self.states = starts
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        # the last references: the shards' data and states leave the
+        # workers' memory
+        self.shards = self.states = None
+
+    def epoch(self, mixed, active, settings):
+        self.states = [
+            self.client.submit(_shard_epoch, shard, state, mixed, active, settings)
+            for shard, state in zip(self.shards, self.states, strict=True)
+        ]
+        return self.client.gather(
+            [self.client.submit(_report, state) for state in self.states]
+        )
+
+    def finish(self, mixed):
+        return self.client.gather(
+            [self.client.submit(_finish_shard, state, mixed) for state in self.states]
+        )
+
+
+def _is_dask_collection(X):
+    # dask is imported only for a collection that came from it
+    if "dask" not in sys.modules:
+        return False
+    from dask import is_dask_collection
+
+    return is_dask_collection(X)
+
+
+# ----------------------------------------------------------------------------
+# The stopping rule of the mixed run
+
+
+class _MixedStoppingRule:
+    """The stopping rule of :class:`~skperc.MarginPerceptron` (``end_epoch``
+    of the compiled loops), applied to the mixed run after each mixing:
+    the mistakes of an epoch are those of every shard, the drift that of
+    the mixed weights along the mixture's update sizes. Each sum runs in
+    the order of the compiled loop's, so that one shard decides as the
+    single-machine run does."""
+
+    def __init__(self, n_problems, n_features, tol, n_iter_no_change, on):
+        k = n_problems
+        self.on = on
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_run = 0
+        self.best = np.full(k, np.inf)
+        self.no_improvement = np.zeros(k, dtype=np.int64)
+        self.update_sum = np.zeros(k)
+        self.base_sum = np.zeros((2, k))
+        self.snap_coef = np.zeros((2, n_features, k))
+        self.snap_lift = np.zeros((2, k))
+
+    def end_epoch(self, active, converged, mistakes, coef, lift_coef, radius2):
+        """Whether the rule ends each problem (all False with it off)."""
+        self.n_run += 1
+        stopped = np.zeros(len(active), dtype=bool)
+        if not self.on:
+            return stopped
+        for c in np.flatnonzero(active & ~converged):
+            moved = [
+                # the loop's sum: the lifted coordinate, then feature order
+                math.sqrt(
+                    np.cumsum(
+                        np.concatenate(
+                            (
+                                [lift_coef[c] - self.snap_lift[s, c]],
+                                coef[:, c] - self.snap_coef[s, :, c],
+                            )
+                        )
+                        ** 2
+                    )[-1]
+                )
+                for s in range(2)
+            ]
+            if self.n_run == 1:
+                snapshot = 2
+            elif mistakes[c] == 0.0 or mistakes[c] < self.best[c]:
+                snapshot = 1
+            else:
+                snapshot = 0
+                self.no_improvement[c] += 1
+            if snapshot:
+                self.no_improvement[c] = 0
+                self.best[c] = min(self.best[c], mistakes[c])
+                for s in range(2 - snapshot, 2):
+                    self.base_sum[s, c] = self.update_sum[c]
+                    self.snap_coef[s, :, c] = coef[:, c]
+                    self.snap_lift[s, c] = lift_coef[c]
+                continue
+            if self.no_improvement[c] < self.n_iter_no_change:
+                continue
+            drift = math.inf
+            for s in range(2):
+                along = self.update_sum[c] - self.base_sum[s, c]
+                if along > 0.0:
+                    drift = min(drift, moved[s] / along)
+            stopped[c] = drift < self.tol * (1.0 - 1e-9) * math.sqrt(radius2)
+        return stopped
+
+
+# ----------------------------------------------------------------------------
+# Mixing
+
+
+def _mixture(reports, values, start):
+    """sum over shards of share * value, in shard order, over the shards
+    that updated: a shard's share of a problem is its part of the epoch's
+    updates of that problem. Where no shard updated, ``start``."""
+    updates = np.array([report.updates for report in reports])
+    share = updates / np.maximum(updates.sum(axis=0), 1)
+    mixed = np.array(start, dtype=np.float64, copy=True)
+    started = np.zeros(updates.shape[1], dtype=bool)
+    for part, mu, value in zip(updates, share, values, strict=True):
+        term = mu * value
+        first, later = (part > 0) & ~started, (part > 0) & started
+        mixed[..., first] = term[..., first]
+        mixed[..., later] += term[..., later]
+        started |= part > 0
+    return mixed
+
+
+def _mix(reports, coef, lift_coef):
+    """The mixed weights of an epoch; a problem that no shard updated keeps
+    its weights, which every shard still has."""
+    return (
+        _mixture(reports, [report.run.coef for report in reports], coef),
+        _mixture(reports, [report.run.lift_coef for report in reports], lift_coef),
+    )
+
+
+def _lift_norm2(settings, radius):
+    """R^2 of the lifted examples, as the compiled loop computes it from
+    the run's ``radius`` (see LinearRun)."""
+    if settings.lift_mode == LiftMode.AUTO_LIFT:
+        lift = math.sqrt(radius[0])
+    elif settings.lift_mode == LiftMode.RMS_LIFT:
+        lift = math.sqrt(radius[2])
+    elif settings.lift_mode == LiftMode.FIXED_LIFT:
+        lift = settings.lift_value
+    else:
+        lift = 0.0
+    return radius[0] + lift * lift
+
+
+def _pooled_radius(reports):
+    """The radius of the whole sample from the shards' (see LinearRun): the
+    largest norm and rho^2, and the mean squared norm over all the shards'
+    examples; one shard's own radius, to the last bit."""
+    radii = np.array([report.run.radius for report in reports])
+    if len(radii) == 1:
+        return radii[0].copy()
+    count = radii[:, 3].sum()
+    mean = (radii[:, 2] * radii[:, 3]).sum() / count if count else 0.0
+    return np.array([radii[:, 0].max(), radii[:, 1].max(), mean, count])
+
+
+class ParameterMixingClassifier(
+    MetaEstimatorMixin, LinearPredictMixin, ClassifierMixin, BaseEstimator
+):
+    """A margin perceptron trained on shards of the data by iterative
+    parameter mixing.
+
+    The sample is split into shards. Each epoch, every shard runs one
+    epoch of ``estimator`` (a :class:`~skperc.MarginPerceptron`) over its
+    own examples, all starting from the same mixed weights; the new mixed
+    weights are the average of the shards' weights, each weighted by its
+    share of the epoch's updates (McDonald, Hall and Mann's mixing by
+    errors). The shards run on threads of this machine, over slices of one
+    array, or on the workers of a dask.distributed cluster when ``X`` is a
+    dask array or dataframe, whose partitions are then the shards: only
+    the weights and the update counts travel, once per epoch each way.
+    The two engines run the same function on each shard and mix in the
+    same order, so on the same shards they give the same weights to the
+    last bit; with one shard the run is ``estimator``'s own ``fit``, to
+    the last bit.
+
+    Read more in the :ref:`User Guide <parameter_mixing>`.
+
+    Parameters
+    ----------
+    estimator : MarginPerceptron, default=None
+        The perceptron to train, with all its options (threshold schedule,
+        averaging, intercept, class weights, stopping rule, ``max_iter``,
+        ``shuffle`` and ``random_state``); ``None`` means
+        ``MarginPerceptron()``. Its ``n_jobs``, ``warm_start`` and
+        ``verbose`` are not used.
+
+    n_shards : int, default=None
+        The number of shards of an array or sparse matrix: consecutive
+        blocks of rows of equal size (to one row), one thread each. ``None``
+        means 2. A dask collection keeps its own partitions as shards, and
+        ``n_shards``, when given, rechunks its rows into that many equal
+        blocks first.
+
+    Attributes
+    ----------
+    estimator_ : MarginPerceptron
+        The fitted perceptron, whose weights are the last mixed weights (or
+        their average over every step of every shard, as ``average`` says).
+
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights of the decision function.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts of the decision function.
+
+    n_iter_ : int
+        The number of mixed epochs.
+
+    n_updates_ : ndarray of shape (1,) or (n_classes,)
+        The updates made by all the shards, for each one-vs-rest problem.
+
+    mixed_updates_ : ndarray of shape (1,) or (n_classes,)
+        The mixture's updates: the sum over epochs and shards of each
+        shard's share times its updates, the quantity that the theorem of
+        the Notes bounds.
+
+    converged_ : bool
+        Whether every problem ended with an epoch in which no shard
+        updated (the training sample is then separated, every margin above
+        its threshold).
+
+    stop_reason_ : {"separated", "no_improvement", "max_iter"}
+        Why the run ended, as for :class:`~skperc.MarginPerceptron`.
+
+    n_shards_ : int
+        The number of shards trained.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``. Defined only when `X`
+        has feature names that are all strings.
+
+    See Also
+    --------
+    skperc.MarginPerceptron : The perceptron trained on one core.
+    sklearn.model_selection.GridSearchCV : Spreads the fits of a search over
+        a cluster through joblib's dask backend, each fit on one worker.
+
+    Notes
+    -----
+    Why a meta-estimator: the mixing is a way to train one estimator, as
+    bagging and one-vs-rest are, and it takes a dask collection that must
+    not be gathered into one array, which ``MarginPerceptron``'s
+    validation would do. In a pipeline or a grid search its options read
+    ``parametermixingclassifier__n_shards`` and
+    ``parametermixingclassifier__estimator__beta``.
+
+    **The mixed run.** Each shard keeps its own run: its update count ``t``
+    (the ``t`` of ``beta="power"``), its step count, its averaging sums and
+    the state of its shuffle, which continues from epoch to epoch as the
+    single-machine run's does. In the first epoch each shard follows its own
+    radius (the largest norm it has seen, the mean squared norm of its
+    examples, and the schedule's ``rho``); from the second on every shard
+    uses the largest of them and the mean over all the shards' examples, the
+    radius and mean of the whole sample, so that the lifted intercept
+    coordinate (``intercept_scaling="rms"`` or ``"auto"``) and the
+    thresholds of ``beta="scale"`` are the same on every shard, as mixing
+    weights of one problem requires. A problem has converged after an epoch
+    in which no shard updated it; the stopping rule (``tol``,
+    ``n_iter_no_change``) is the estimator's, applied to the mixed run: an
+    epoch's sign mistakes are those of all the shards, and its drift is that
+    of the mixed weights along the mixture's update sizes, which keeps its
+    certificate (every update of size ``a`` moves the mixture by at least
+    ``share * a * eps*`` along a separator of margin ``eps*``). With
+    ``average=True`` the model is the average of the weights used at every
+    step of every shard.
+
+    **What the theorems keep.** Let ``u`` be a unit separator of margin
+    ``gamma`` and ``R`` the radius (with the lift). In an epoch a shard
+    starting from the mixed ``w`` with ``k`` updates of threshold at most
+    ``beta`` ends with ``w_i . u >= w . u + k gamma`` and
+    ``||w_i||^2 <= ||w||^2 + k (2 beta + R^2)``; both pass through a
+    convex combination (the second by convexity of the squared norm), so
+    after any number of epochs the mixture's updates ``M`` (``mixed_updates_``)
+    satisfy ``M gamma <= ||w|| <= sqrt(M (2 beta + R^2))``:
+
+    - ``beta >= 0`` constant: ``M <= (2 beta + R^2) / gamma^2``, Novikoff's
+      ``(R / gamma)^2`` for ``beta = 0`` (Theorem 3 of McDonald et al.,
+      for any mixing weights), and at convergence the margin is at least
+      ``beta gamma / (2 beta + R^2)`` (Theorem 2 of the compression
+      paper, with the same proof). With mixing by errors each epoch with
+      an update adds at least 1 to ``M`` (``sum k_i^2 / sum k_i >= 1``), so
+      at most that many epochs update: the run ends separated.
+    - ``beta="scale"``: every threshold is at most ``rho^2 <= 4 R^2``, so
+      ``M <= 9 R^2 / gamma^2``; at convergence every example clears the
+      common ``rho^2 >= R^2`` and the margin is at least ``gamma / 3``
+      (Theorem 1's guarantees, unchanged).
+    - ``beta="power"``: each shard's own count keeps
+      ``||w_i||^2 - ||w||^2 <= rho^2 (t_end^alpha - t_start^alpha)``, but a
+      mixture of weights reached with different counts no longer satisfies
+      ``||w||^2 <= rho^2 t^alpha`` for every shard's ``t``: the update bound
+      and the margin of Theorem 3 are not proved for the mixed run. A run
+      that converges has still separated the sample, every example above
+      its shard's threshold.
+
+    The price of mixing is in epochs: ``M`` counts each epoch's updates
+    once in total, not once per shard, and a shard does not see the
+    updates of the others until the next mixing.
+
+    References
+    ----------
+    .. [1] R. McDonald, K. Hall and G. Mann, "Distributed Training
+       Strategies for the Structured Perceptron", Human Language
+       Technologies: The 2010 Annual Conference of the North American
+       Chapter of the ACL (NAACL HLT 2010), 456-464, 2010.
+    .. [2] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
+       Perceptron's Compression", Computing with Foresight and Industry
+       (CiE 2020), Lecture Notes in Computer Science 12098, Springer, 2020,
+       Section 2.
+
+    Examples
+    --------
+    >>> from skperc import MarginPerceptron
+    >>> from skperc.datasets import make_margin_classification
+    >>> from skperc.distributed import ParameterMixingClassifier
+    >>> X, y = make_margin_classification(
+    ...     n_samples=400, n_features=5, margin=0.1, random_state=0)
+    >>> clf = ParameterMixingClassifier(
+    ...     MarginPerceptron(random_state=0), n_shards=4).fit(X, y)
+    >>> clf.converged_, clf.score(X, y)
+    (True, 1.0)
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [MarginPerceptron, None],
+        "n_shards": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, estimator=None, *, n_shards=None):
+        self.estimator = estimator
+        self.n_shards = n_shards
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Train the perceptron on the shards of ``X`` by parameter mixing.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array, dask dataframe} of \
+                shape (n_samples, n_features)
+            Training data. A dask collection is trained on the workers of
+            the current dask.distributed client, its partitions of rows as
+            the shards.
+
+        y : array-like or dask array/series of shape (n_samples,)
+            Target values, partitioned as ``X`` when ``X`` is a dask
+            collection.
+
+        sample_weight : array-like or dask array of shape (n_samples,), \
+                default=None
+            Non-negative weights of the examples.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        estimator = clone(
+            MarginPerceptron() if self.estimator is None else self.estimator
+        )
+        estimator._validate_params()
+        schedule = checked_schedule(estimator.beta, estimator.alpha)
+        if _is_dask_collection(X):
+            classes, n_features, engine_of = self._dask_shards(
+                estimator, X, y, sample_weight
+            )
+        else:
+            classes, n_features, engine_of = self._array_shards(
+                estimator, X, y, sample_weight
+            )
+        k = problem_count(classes)
+        average = bool(estimator.average)
+        # the first shard shuffles as the single-machine run would
+        seed = estimator._run_seed()
+        seeds = [seed] + [
+            int(s)
+            for s in np.random.default_rng(seed).integers(
+                0, np.iinfo(np.int64).max, self.n_shards_ - 1
+            )
+        ]
+        mode, value = estimator._lift(np.zeros(4))
+        settings = _Settings(
+            n_features=n_features,
+            first=first_class(classes),
+            schedule=schedule,
+            eta0=float(estimator.eta0),
+            lift_mode=int(mode),
+            lift_value=value,
+            shuffle=bool(estimator.shuffle),
+        )
+        with engine_of(k, average, seeds) as engine:
+            self._train(estimator, engine, settings, k, n_features)
+        estimator.classes_ = self.classes_ = classes
+        estimator.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            estimator.feature_names_in_ = self.feature_names_in_
+        self.estimator_ = estimator
+        for name in ("coef_", "intercept_", "n_iter_", "n_updates_", "converged_"):
+            setattr(self, name, getattr(estimator, name))
+        self.stop_reason_ = estimator.stop_reason_
+        if self.stop_reason_ == "max_iter":
+            warn_not_converged(estimator)
+        return self
+
+    def _array_shards(self, estimator, X, y, sample_weight):
+        X, y = validate_data(self, X, y, **estimator._validation())
+        check_sparse_structure(X)
+        check_classification_targets(y)
+        classes, codes = encode_labels(y)
+        check_class_count(estimator, classes)
+        weight = estimator._example_weights(X, y, codes, classes, sample_weight)
+        self.n_shards_ = min(self.n_shards or 2, X.shape[0])
+        bounds = np.linspace(0, X.shape[0], self.n_shards_ + 1).astype(np.intp)
+        shards = [
+            _Shard(rows_of(X[start:stop]), codes[start:stop], weight[start:stop])
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
+        ]
+
+        def engine(k, average, seeds):
+            starts = [
+                _start_shard(shard, X.shape[1], k, average, seed)
+                for shard, seed in zip(shards, seeds, strict=True)
+            ]
+            return _Threads(shards, starts)
+
+        return classes, X.shape[1], engine
+
+    def _dask_shards(self, estimator, X, y, sample_weight):
+        import dask
+        import dask.array as da
+        from distributed import get_client
+
+        try:
+            client = get_client()
+        except ValueError:
+            raise ValueError(
+                "A dask collection is trained on a dask.distributed cluster: "
+                "connect a Client first (distributed.Client(...))."
+            ) from None
+        X, y, sample_weight = (
+            v.to_dask_array(lengths=True) if hasattr(v, "to_dask_array") else v
+            for v in (X, y, sample_weight)
+        )
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional; got {X.ndim} dimensions.")
+        X = X.rechunk({1: -1})
+        if self.n_shards is not None:
+            bounds = np.linspace(0, X.shape[0], self.n_shards + 1).astype(np.intp)
+            X = X.rechunk({0: tuple(np.diff(bounds))})
+        rows = X.chunks[0]
+        y = da.asarray(y).rechunk((rows,))
+        if sample_weight is not None:
+            sample_weight = da.asarray(sample_weight).rechunk((rows,))
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows and y {y.shape[0]} labels; they must "
+                "be as many."
+            )
+        labels, counts = dask.compute(*da.unique(y, return_counts=True))
+        check_classification_targets(labels)
+        classes = np.asarray(labels)
+        check_class_count(estimator, classes)
+        class_weight = None
+        if estimator.class_weight == "balanced":
+            class_weight = X.shape[0] / (len(classes) * counts)
+        elif estimator.class_weight is not None:
+            class_weight = np.array(
+                [estimator.class_weight.get(c, 1.0) for c in classes], dtype=np.float64
+            )
+        self.n_features_in_ = X.shape[1]
+        self.n_shards_ = len(rows)
+        blocks = [
+            X.to_delayed().ravel(),
+            y.to_delayed().ravel(),
+            [None] * len(rows)
+            if sample_weight is None
+            else sample_weight.to_delayed().ravel(),
+        ]
+        validation = estimator._validation()
+        shards = client.compute(
+            [
+                dask.delayed(_prepare_shard)(
+                    xb, yb, wb, classes, class_weight, validation
+                )
+                for xb, yb, wb in zip(*blocks, strict=True)
+            ]
+        )
+
+        def engine(k, average, seeds):
+            starts = [
+                client.submit(_start_shard, shard, X.shape[1], k, average, seed)
+                for shard, seed in zip(shards, seeds, strict=True)
+            ]
+            return _Dask(client, shards, starts)
+
+        return classes, X.shape[1], engine
+
+    def _train(self, estimator, engine, settings, k, n_features):
+        """The mixed epochs; sets the estimator's run and fitted attributes."""
+        coef = np.zeros((n_features, k))
+        lift_coef = np.zeros(k)
+        radius = None
+        tol = estimator.tol
+        rule = _MixedStoppingRule(
+            k,
+            n_features,
+            float(tol or 0.0),
+            estimator.n_iter_no_change,
+            on=tol is not None,
+        )
+        n_epochs = np.zeros(k, dtype=np.int64)
+        converged = np.zeros(k, dtype=bool)
+        stopped = np.zeros(k, dtype=bool)
+        mixed_updates = np.zeros(k)
+        for _ in range(estimator.max_iter):
+            active = ~(converged | stopped)
+            if not active.any():
+                break
+            reports = engine.epoch((coef, lift_coef, radius), active, settings)
+            coef, lift_coef = _mix(reports, coef, lift_coef)
+            zero = np.zeros(k)
+            mixed_updates += _mixture(
+                reports, [r.updates.astype(np.float64) for r in reports], zero
+            )
+            rule.update_sum += _mixture(reports, [r.update_sum for r in reports], zero)
+            if radius is None:
+                # after the first epoch every shard has seen its examples:
+                # the radius of the whole sample holds from then on
+                radius = _pooled_radius(reports)
+            n_epochs += active
+            converged = active & np.all([r.converged for r in reports], axis=0)
+            mistakes = np.zeros(k)
+            for report in reports:
+                mistakes += report.mistakes
+            stopped |= rule.end_epoch(
+                active,
+                converged,
+                mistakes,
+                coef,
+                lift_coef,
+                _lift_norm2(settings, radius),
+            )
+            if estimator.verbose > 0:
+                print(
+                    f"-- Epoch {int(n_epochs.max())}: "
+                    f"{int(sum(r.updates.sum() for r in reports))} updates, "
+                    f"{int((~(converged | stopped)).sum())} problem(s) still updating"
+                )
+        runs = engine.finish((coef, lift_coef, radius))
+        avg_coef, avg_lift = runs[0].avg_coef.copy(), runs[0].avg_lift.copy()
+        n_steps, n_updates = runs[0].n_steps.copy(), runs[0].n_updates.copy()
+        for run in runs[1:]:
+            avg_coef += run.avg_coef
+            avg_lift += run.avg_lift
+            n_steps += run.n_steps
+            n_updates += run.n_updates
+        estimator._run = LinearRun(
+            coef=coef,
+            lift_coef=lift_coef,
+            avg_coef=avg_coef,
+            avg_lift=avg_lift,
+            n_updates=n_updates,
+            n_steps=n_steps,
+            radius=radius,
+        )
+        estimator.coef_, estimator.intercept_ = estimator._model(
+            estimator._averaged(stopped)
+        )
+        estimator.n_updates_ = n_updates
+        estimator._set_progress(n_epochs, converged, stopped)
+        estimator.radius_ = float(np.sqrt(radius[0]))
+        self.mixed_updates_ = mixed_updates

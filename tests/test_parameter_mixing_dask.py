@@ -1,0 +1,175 @@
+"""Parameter mixing on a dask.distributed cluster of two worker processes:
+the same weights as on threads, the theorems, the accuracy of the
+single-machine run, and a worker lost in the middle of a fit."""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
+
+from skperc import MarginPerceptron
+from skperc.datasets import make_margin_classification
+from skperc.distributed import ParameterMixingClassifier
+from skperc.schedules import ThresholdSchedule
+
+distributed = pytest.importorskip(
+    "distributed",
+    reason="dask.distributed is the optional extra 'distributed': "
+    'pip install -e ".[tests,distributed]"',
+)
+da = pytest.importorskip("dask.array")
+
+
+def local_cluster():
+    return distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A cluster of two worker processes on this machine."""
+    with local_cluster() as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def chunked(X, y, n_shards, weight=None):
+    """X, y (and the weights) as dask arrays cut where the threads engine
+    cuts n_shards shards."""
+    bounds = np.linspace(0, len(y), n_shards + 1).astype(np.intp)
+    rows = tuple(np.diff(bounds))
+    parts = [da.from_array(X, chunks=(rows, X.shape[1])), da.from_array(y, chunks=rows)]
+    if weight is not None:
+        parts.append(da.from_array(weight, chunks=rows))
+    return parts
+
+
+def same_weights(a, b):
+    return (
+        np.array_equal(a.coef_, b.coef_)
+        and np.array_equal(a.intercept_, b.intercept_)
+        and np.array_equal(a.n_updates_, b.n_updates_)
+        and a.n_iter_ == b.n_iter_
+    )
+
+
+@pytest.mark.parametrize(
+    "n_classes, options, dtype",
+    [
+        (2, {}, np.float64),
+        (3, {"average": True, "beta": "scale"}, np.float64),
+        (3, {"beta": "power", "class_weight": "balanced"}, np.float32),
+        (2, {"tol": None, "max_iter": 20, "intercept_scaling": 1.0}, np.float32),
+    ],
+)
+def test_dask_gives_the_weights_of_the_threads(client, n_classes, options, dtype):
+    X, y = make_classification(
+        n_samples=900,
+        n_features=7,
+        n_informative=5,
+        n_classes=n_classes,
+        flip_y=0.1,
+        random_state=n_classes,
+    )
+    X = X.astype(dtype)
+    weight = np.random.RandomState(0).uniform(0, 2, len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        threads = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0, **options), n_shards=3
+        ).fit(X, y, weight)
+        on_dask = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0, **options)
+        ).fit(*chunked(X, y, 3, weight))
+        # n_shards rechunks the collection into the threads' shards
+        rechunked = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0, **options), n_shards=3
+        ).fit(da.from_array(X, chunks=(100, 7)), da.from_array(y, chunks=100), weight)
+    assert on_dask.n_shards_ == rechunked.n_shards_ == 3
+    assert same_weights(threads, on_dask)
+    assert same_weights(threads, rechunked)
+
+
+def test_dask_dataframe(client):
+    # dask's dataframes need pyarrow, which the 'distributed' extra leaves out
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    frame = dd.from_pandas(
+        pd.DataFrame(X, columns=[f"f{i}" for i in range(5)]), npartitions=2
+    )
+    labels = dd.from_pandas(pd.Series(y), npartitions=2)
+    on_dask = ParameterMixingClassifier(MarginPerceptron(random_state=0)).fit(
+        frame, labels
+    )
+    threads = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0), n_shards=2
+    ).fit(X, y)
+    assert same_weights(threads, on_dask)
+
+
+def test_separable_data_ends_separated_within_the_bound(client):
+    for seed in range(4):
+        X, y = make_margin_classification(
+            200, 5, margin=0.05, radius=2.0, random_state=seed
+        )
+        clf = ParameterMixingClassifier(
+            MarginPerceptron(fit_intercept=False, tol=None, random_state=seed),
+            n_shards=2,
+        ).fit(*chunked(X, y, 2))
+        assert clf.converged_ and clf.score(X, y) == 1.0
+        assert clf.mixed_updates_[0] <= (2.0 / 0.05) ** 2
+
+
+def test_noisy_data_reaches_the_single_machine_accuracy(client):
+    X, y = make_classification(
+        n_samples=6000, n_features=20, flip_y=0.05, random_state=0
+    )
+    train, test = slice(0, 4000), slice(4000, None)
+    single = MarginPerceptron(random_state=0).fit(X[train], y[train])
+    mixed = ParameterMixingClassifier(MarginPerceptron(random_state=0)).fit(
+        *chunked(X[train], y[train], 2)
+    )
+    assert mixed.score(X[test], y[test]) >= single.score(X[test], y[test]) - 0.005
+
+
+class KillOneWorker(ThresholdSchedule):
+    """Rosenblatt's threshold, run from Python; on a dask worker, the
+    ``t``-th update of the first shard to reach it ends that worker's
+    process, once (``marker`` records that it happened)."""
+
+    radius_rule = "none"
+
+    def __init__(self, marker="", t=40):
+        self.marker = marker
+        self.t = t
+
+    def threshold(self, t, radius):
+        if t == self.t and distributed.worker.thread_state.__dict__.get("key"):
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+            except FileExistsError:
+                return 0.0
+            os._exit(1)
+        return 0.0
+
+
+def test_a_lost_worker_is_recomputed(tmp_path):
+    """A worker process killed in the middle of an epoch: the cluster runs
+    its shards again from the data and the mixed weights of each epoch,
+    and the fit ends with the model of an undisturbed run."""
+    X, y = make_classification(n_samples=2000, n_features=8, flip_y=0.1, random_state=0)
+    schedule = KillOneWorker(marker=str(tmp_path / "killed"))
+    estimator = MarginPerceptron(beta=schedule, tol=None, max_iter=15, random_state=0)
+    with local_cluster() as cluster, distributed.Client(cluster):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            on_dask = ParameterMixingClassifier(estimator).fit(*chunked(X, y, 2))
+    assert os.path.exists(schedule.marker), "no worker was killed"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        threads = ParameterMixingClassifier(estimator, n_shards=2).fit(X, y)
+    assert same_weights(threads, on_dask)
