@@ -254,6 +254,16 @@ def compact_rows(X):
     return (data, renumbered, indptr), columns
 
 
+def canonical(X):
+    """Sparse X with sorted, unique indices: X itself when it has them,
+    else a copy, since scipy sorts and sums them in place (its max and min
+    included), which would change the caller's matrix."""
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def rows_of(X):
     """data, indices, indptr of the rows of X for the compiled loops.
 
@@ -264,9 +274,7 @@ def rows_of(X):
     if not sp.issparse(X):
         empty = np.empty(0, dtype=np.int32)
         return X.reshape(-1), empty, empty
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
+    X = canonical(X)
     index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
     return (
         X.data,

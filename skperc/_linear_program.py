@@ -15,7 +15,12 @@ from sklearn.utils.validation import (
 )
 
 from ._atomic import atomic_fit
-from ._base import LinearPredictMixin, check_class_count, check_sparse_structure
+from ._base import (
+    LinearPredictMixin,
+    canonical,
+    check_class_count,
+    check_sparse_structure,
+)
 from ._compat import Interval, StrOptions, _check_sample_weight, _fit_context
 from ._doc_link import DocLinkMixin
 from ._nonfinite import raise_non_finite
@@ -405,6 +410,7 @@ class LinearProgramClassifier(
         previous = dict(self.__dict__)
         X, y = validate_data(self, X, y, **_VALIDATION)
         check_sparse_structure(X)
+        X = canonical(X)
         check_classification_targets(y)
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
