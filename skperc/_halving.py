@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
     DecisionPredictMixin,
+    canonical,
     check_class_count,
     check_sparse_structure,
     encode_labels,
@@ -382,10 +383,8 @@ class HalvingClassifier(
         )
         X = validated[0] if isinstance(validated, tuple) else validated
         if sp.issparse(check_sparse_structure(X)):
-            if not X.has_canonical_format:
-                # duplicate entries add up; the loops read each entry once
-                X = X.copy()
-                X.sum_duplicates()
+            # duplicate entries add up; the loops read each entry once
+            X = canonical(X)
             validated = (X, validated[1]) if isinstance(validated, tuple) else X
         return validated
 
