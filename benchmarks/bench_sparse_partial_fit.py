@@ -11,7 +11,9 @@ not mix), with the two estimators measured in the same run:
 - ``fit``: a binary fit on ``--fit-rows`` rows of ``--fit-features``
   features; the memory the fit adds (tracemalloc peak, and the growth of
   the process's resident peak ``ru_maxrss``) and its time, measured as
-  in ``benchmarks/bench_memory.py``.
+  in ``benchmarks/bench_memory.py``; also with each estimator's other
+  choice of averaging, since the averaging sums are a second array of
+  the weights' size in both.
 
 The rows hold ``--nnz`` stored values at random columns; the labels come
 from a random hyperplane, so that a fit ends in few epochs. Figures are
@@ -30,7 +32,7 @@ import tracemalloc
 import numpy as np
 import scipy.sparse as sp
 from bench_memory import Make, median_fit
-from sklearn.linear_model import Perceptron
+from sklearn.linear_model import Perceptron, SGDClassifier
 
 from skperc import MarginPerceptron
 
@@ -68,10 +70,27 @@ def labels(X, n_classes, seed):
     return scores.argmax(axis=1) if n_classes > 2 else (scores[:, 0] > 0).astype(int)
 
 
+# The estimators by name: the defaults, and each with the other's choice
+# of averaging (MarginPerceptron's default keeps the averaging sums, a
+# second array of the weights' size, for the runs its rule stops).
+ESTIMATORS = {
+    "skperc": lambda: MarginPerceptron(random_state=0),
+    "sklearn": lambda: Perceptron(random_state=0),
+    "skperc average=False": lambda: MarginPerceptron(average=False, random_state=0),
+    # Perceptron is SGDClassifier with these parameters, which average
+    "sklearn average=True": lambda: SGDClassifier(
+        loss="perceptron",
+        learning_rate="constant",
+        eta0=1.0,
+        penalty=None,
+        average=True,
+        random_state=0,
+    ),
+}
+
+
 def make(name):
-    if name == "skperc":
-        return MarginPerceptron(random_state=0)
-    return Perceptron(random_state=0)
+    return ESTIMATORS[name]()
 
 
 def measure_partial_fit(name, calls, batch, n_features, n_classes, nnz):
@@ -107,24 +126,28 @@ def median_of(function, args, repeat):
     return {key: float(np.median([r[key] for r in runs])) for key in runs[0]}
 
 
-def report(title, measure, figures):
-    """Print the figures of ``measure(name)`` for both estimators."""
+def report(title, measure, figures, names=("skperc", "sklearn")):
+    """Print the figures of ``measure(name)`` for the estimators ``names``,
+    and each one's ratio to the default scikit-learn Perceptron's."""
     print(title)
     results = {}
-    for name in ("skperc", "sklearn"):
+    for name in names:
         results[name] = r = measure(name)
         values = "".join(
             f"  {label} {r[key] * scale:9.3f}" for key, label, scale in figures
         )
-        print(f"  {name:8}{values}")
-    ours, theirs = results["skperc"], results["sklearn"]
-    print(
-        "  ratio skperc / sklearn:"
-        + "".join(
-            f"  {key} {ours[key] / max(theirs[key], 1e-12):.2f}"
-            for key, _, _ in figures
+        print(f"  {name:21}{values}")
+    theirs = results["sklearn"]
+    for name in names:
+        if name == "sklearn":
+            continue
+        print(
+            f"  ratio {name} / sklearn:"
+            + "".join(
+                f"  {key} {results[name][key] / max(theirs[key], 1e-12):.2f}"
+                for key, _, _ in figures
+            )
         )
-    )
 
 
 def main():
@@ -175,6 +198,7 @@ def main():
                 ("traced", "traced MiB", mib),
                 ("rss", "maxrss MiB", mib),
             ],
+            names=tuple(ESTIMATORS),
         )
 
 

@@ -23,9 +23,8 @@ from ._compat import (
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
-from ._margin_perceptron_fast import row_moments, smallest_margins
+from ._margin_perceptron_fast import row_moments, scaled_norms, smallest_margins
 from ._nonfinite import raise_non_finite
-from ._norms import power_of_two_scale, stable_norm
 from .schedules import ThresholdSchedule, checked_schedule
 
 # ----------------------------------------------------------------------------
@@ -196,20 +195,14 @@ def linear_margins(X, codes, first, weight, coef, intercept, features=None):
     ``i`` is positive for problem ``c`` when ``codes[i] == first + c``.
     ``features`` (sorted), where given, holds every feature whose weight
     may be non-zero, so that the norms cost what they hold, not
-    ``n_features``. Each row of weights is divided by the power of 2 of its
-    largest weight first, which changes no margin and keeps the decision
-    values and the norm finite and non-zero. The norm sums the non-zero
-    weights only, in feature order, which gives it the same bits whatever
-    ``features`` is.
+    ``n_features``, and no copy of the weights is made. Each row of weights
+    is divided by the power of 2 of its largest weight first, which changes
+    no margin and keeps the decision values and the norm finite and
+    non-zero. The norm is summed in feature order (``scaled_norms``), which
+    gives it the same bits whatever ``features`` is.
     """
-    coef = np.atleast_2d(coef)
-    support = coef if features is None else coef[:, features]
-    support = support[:, (support != 0).any(axis=0)]
-    if support.size:
-        scale = power_of_two_scale(support, axis=1)
-        norms = stable_norm(support * scale[:, None], axis=1)
-    else:
-        scale, norms = np.ones(len(coef)), np.zeros(len(coef))
+    coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
+    scale, norms = scaled_norms(coef, features)
     rows, columns = compact_rows(X)
     used = coef if columns is None else coef[:, columns]
     smallest = smallest_margins(

@@ -41,7 +41,9 @@ average : bool or "auto", default="auto"
     ended (on noisy data the last function is one guess among many, and
     the average of all of them predicts better) and keeps the last function
     of the others (which separates the training data when the run
-    converged, as the theorems say).
+    converged, as the theorems say). The averaging sums take as much
+    memory as the weights: ``average=False`` halves what a fit on very
+    wide data holds.
 """,
     "stop_reason_": """
 stop_reason_ : {"separated", "no_improvement", "max_iter"}

@@ -41,8 +41,10 @@ class LinearRun:
     n_updates: np.ndarray  # (n_problems,) int64
     n_steps: np.ndarray  # (n_problems,) int64
     radius: np.ndarray  # (4,): max ||x||^2, rho^2, mean ||x||^2, its count
-    # sorted indices of the features of the CSR batches so far; None once
-    # a dense batch came (every feature)
+    # the features of the CSR batches so far, a bitset (feature j is bit
+    # j % 8 of byte j // 8) that calls mark in place (a superset stays
+    # true of a model that a failed call restores); None once a dense
+    # batch came (every feature)
     features: object = None
 
     @classmethod
@@ -56,7 +58,7 @@ class LinearRun:
             n_updates=np.zeros(n_problems, dtype=np.int64),
             n_steps=np.zeros(n_problems, dtype=np.int64),
             radius=np.zeros(4),
-            features=np.zeros(0, dtype=np.int64),
+            features=np.zeros((n_features + 7) // 8, dtype=np.uint8),
         )
 
     def on(self, columns):
@@ -109,15 +111,20 @@ _ARRAYS = [field for field in fields(LinearRun) if field.name != "features"]
 _WEIGHTS = ("coef", "avg_coef")
 
 
-def _merged(features, columns):
-    """The sorted union of sorted ``features`` and ``columns``; None (every
-    feature) if either is."""
-    if features is None or columns is None:
-        return None
-    place = np.searchsorted(features, columns)
-    known = place < len(features)
-    known[known] = features[place[known]] == columns[known]
-    return np.insert(features, place[~known], columns[~known])
+def _mark(features, columns, write):
+    """Add the sorted ``columns`` to the bitset ``features`` with
+    ``write(array, rows, values)``, which costs what the columns hold."""
+    places, which = np.unique(columns >> 3, return_inverse=True)
+    bits = np.zeros(len(places), dtype=np.uint8)
+    np.bitwise_or.at(bits, which, (1 << (columns & 7)).astype(np.uint8))
+    write(features, places, features[places] | bits)
+
+
+def _feature_indices(features, n_features):
+    """The sorted indices of the bitset ``features`` (None: all)."""
+    if features is None:
+        return np.arange(n_features)
+    return np.flatnonzero(np.unpackbits(features, count=n_features, bitorder="little"))
 
 
 @fill_doc
@@ -497,7 +504,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 for (_, progress, _), block in zip(results, blocks, strict=True)
             ]
         )
-        self.coef_, self.intercept_ = self._model(self._averaged(stopped))
+        self.coef_, self.intercept_ = self._model(self._averaged(stopped), columns)
         self.n_updates_ = self._run.n_updates
         self._set_progress(n_epochs, converged, stopped)
         self.radius_ = float(np.sqrt(self._run.radius[0]))
@@ -534,38 +541,41 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             # a copy of every weight: it becomes the run
             self._run = replace(work, features=None)
             return
-        coef, avg_coef = run.coef, run.avg_coef
+        coef, avg_coef, features = run.coef, run.avg_coef, run.features
         write = write_in_place
-        if not (coef.flags.writeable and avg_coef.flags.writeable):
+        if not all(a is None or a.flags.writeable for a in (coef, avg_coef, features)):
             # a model loaded read-only (joblib's mmap_mode="r") goes on in
             # a copy of its own, which no published model shares
             coef, avg_coef = coef.copy(), avg_coef.copy()
+            features = None if features is None else features.copy()
             write = np.ndarray.__setitem__
         write(coef, columns, work.coef)
         if len(avg_coef):
             write(avg_coef, columns, work.avg_coef)
+        if features is not None:
+            _mark(features, columns, write)
         self._run = replace(
             work,
             coef=coef,
             avg_coef=avg_coef,
-            features=_merged(run.features, columns),
+            features=features,
         )
 
-    def _model(self, averaged):
+    def _model(self, averaged, columns=None):
         """coef_ and intercept_ of the run: the averaged weights for the
         problems ``averaged``, the last ones for the others.
 
         Without averaging coef_ is a view of the run's weights, which the
-        next call updates in place."""
+        next call updates in place; only the features ``columns`` that the
+        call trained (None: all) are checked then, the others being as an
+        earlier call left them."""
         run = self._run
         n_problems = len(run.lift_coef)
-        features = run.features
-        if features is None:
-            features = np.arange(len(run.coef))
         coef = run.coef[:, :n_problems].T
         lift_coef = run.lift_coef.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             if averaged.any():
+                features = _feature_indices(run.features, len(run.coef))
                 # zero outside the features of the run
                 coef = np.zeros(coef.shape)
                 coef[:, features] = run.coef[features, :n_problems].T
@@ -575,7 +585,12 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 )
                 lift_coef[averaged] -= run.avg_lift[averaged] / steps
             intercept = lift_coef * self._lift(run.radius)[1]
-        if not (np.isfinite(coef[:, features]).all() and np.isfinite(intercept).all()):
+        checked = (
+            coef
+            if averaged.any() or columns is None
+            else run.coef[columns, :n_problems]
+        )
+        if not (np.isfinite(checked).all() and np.isfinite(intercept).all()):
             raise_non_finite(
                 "the averaged weights" if averaged.any() else "the weights",
                 "at the end of the run",

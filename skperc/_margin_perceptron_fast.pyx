@@ -11,8 +11,9 @@ of scikit-learn's Perceptron, and a problem trained alone or inside a block
 gives the same bits too.
 """
 
-from libc.math cimport sqrt
-from libc.stdint cimport int32_t, int64_t
+from libc.float cimport DBL_MIN_EXP
+from libc.math cimport fabs, frexp, ldexp, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 import numpy as np
 
@@ -491,3 +492,70 @@ def smallest_margins(
                 if yf < smallest[c]:
                     smallest[c] = yf
     return smallest.base
+
+
+
+
+cdef inline Py_ssize_t _next_marked(const uint8_t* bits, Py_ssize_t n,
+                                    Py_ssize_t j) noexcept nogil:
+    """The first column from j on whose bit is set (bit j % 8 of byte
+    j // 8; every column for NULL), or n; a byte of zeros is passed whole."""
+    if bits == NULL:
+        return j
+    while j < n:
+        if bits[j >> 3] == 0:
+            j = (j | 7) + 1
+        elif bits[j >> 3] >> (j & 7) & 1:
+            return j
+        else:
+            j += 1
+    return n
+
+
+def scaled_norms(const double[:, :] coef, const uint8_t[::1] features=None):
+    """The power of 2 that brings each row's largest ``|coef|`` into
+    [0.5, 1) (1 for a row of zeros), and the norm of the row times it.
+
+    Only the columns in the bitset ``features`` (column j is bit j % 8 of
+    byte j // 8; None: all) are read, without a copy, so that a run that
+    touched few features pays a bit per feature, not a weight per feature
+    and problem. The squares are summed in column order: a skipped zero
+    changes no sum, so the norm has the same bits for any ``features``
+    that holds every non-zero weight.
+    """
+    cdef Py_ssize_t k = coef.shape[0]
+    cdef Py_ssize_t n = coef.shape[1]
+    cdef Py_ssize_t c, j
+    cdef int exponent
+    cdef double v
+    cdef const uint8_t* bits = NULL
+    cdef double[::1] largest = np.zeros(k)
+    cdef double[::1] scale = np.ones(k)
+    cdef double[::1] sums = np.zeros(k)
+    if features is not None:
+        if features.shape[0] != (n + 7) // 8:
+            raise ValueError("scaled_norms: the bitset does not fit the weights.")
+        if n > 0:
+            bits = &features[0]
+    with nogil:
+        j = _next_marked(bits, n, 0)
+        while j < n:
+            for c in range(k):
+                v = fabs(coef[c, j])
+                if v > largest[c]:
+                    largest[c] = v
+            j = _next_marked(bits, n, j + 1)
+        for c in range(k):
+            if largest[c] > 0:
+                frexp(largest[c], &exponent)
+                # 2**-exponent must stay finite for subnormal rows
+                scale[c] = ldexp(1.0, -max(exponent, <int>DBL_MIN_EXP))
+        j = _next_marked(bits, n, 0)
+        while j < n:
+            for c in range(k):
+                v = coef[c, j] * scale[c]
+                sums[c] += v * v
+            j = _next_marked(bits, n, j + 1)
+        for c in range(k):
+            sums[c] = sqrt(sums[c])
+    return scale.base, sums.base

@@ -187,6 +187,34 @@ def test_partial_fit_memory_follows_the_batch_not_the_model():
     assert extra < 0.05 * model_bytes, extra / model_bytes
 
 
+def test_partial_fit_memory_does_not_grow_with_the_features_seen():
+    """A call after many that touched many features costs what its own
+    batch holds: margin_'s norms read the weights of the features seen in
+    place, and the features seen are a bitset marked in place (both were
+    copies of every weight seen, per call)."""
+    rng = np.random.default_rng(1)
+    n_features, n_classes = 2**18, 10
+    wide = sp.random(5000, n_features, density=20 / n_features, random_state=rng)
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(
+        wide.tocsr(), rng.integers(n_classes, size=5000), classes=np.arange(n_classes)
+    )
+    X, y = _hashed_batches(1, n_features=n_features, seed=2)[0]
+    n_seen = np.count_nonzero((clf.coef_ != 0).any(axis=0))
+    assert n_seen > 50 * X.nnz  # the features seen far outnumber the batch's
+    # the weights and averaging sums of the batch's features, as trained
+    batch_bytes = 2 * X.nnz * clf._run.coef.shape[1] * 8
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        clf.partial_fit(X, y)
+        extra = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert extra < 10 * batch_bytes, extra / batch_bytes
+
+
 @pytest.mark.parametrize("average", [False, True, "auto"])
 @pytest.mark.parametrize("n_jobs", [None, 2])
 def test_sparse_partial_fit_in_place_equals_dense(average, n_jobs):
