@@ -23,7 +23,12 @@ from ._compat import (
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
-from ._margin_perceptron_fast import row_moments, scaled_norms, smallest_margins
+from ._margin_perceptron_fast import (
+    row_moments,
+    scaled_norms,
+    smallest_margins,
+    used_columns,
+)
 from ._nonfinite import raise_non_finite
 from .schedules import ThresholdSchedule, checked_schedule
 
@@ -187,7 +192,9 @@ class DecisionPredictMixin:
         return classes_from_scores(self.classes_, scores)
 
 
-def linear_margins(X, codes, first, weight, coef, intercept, features=None):
+def linear_margins(
+    X, codes, first, weight, coef, intercept, features=None, compact=None
+):
     """min y f(x) / ||coef|| of each problem over the examples of positive
     weight, f summed as in training; 0 where coef is 0 or no example counts.
 
@@ -199,11 +206,12 @@ def linear_margins(X, codes, first, weight, coef, intercept, features=None):
     is divided by the power of 2 of its largest weight first, which changes
     no margin and keeps the decision values and the norm finite and
     non-zero. The norm is summed in feature order (``scaled_norms``), which
-    gives it the same bits whatever ``features`` is.
+    gives it the same bits whatever ``features`` is. ``compact`` is
+    ``compact_rows(X)`` where the caller has it already.
     """
     coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
     scale, norms = scaled_norms(coef, features)
-    rows, columns = compact_rows(X)
+    rows, columns = compact_rows(X) if compact is None else compact
     used = coef if columns is None else coef[:, columns]
     smallest = smallest_margins(
         *rows,
@@ -236,13 +244,13 @@ def compact_rows(X):
         return (data, indices, indptr), None
     if X.shape[1] <= len(indices):
         # a mask of the columns costs less than sorting the entries
-        used = np.zeros(X.shape[1], dtype=bool)
-        used[indices] = True
+        used = used_columns(indices, X.shape[1])
         if used.all():
             return (data, indices, indptr), None
         columns = np.flatnonzero(used)
-    else:
-        columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
+        renumbered = np.take(np.cumsum(used, dtype=indices.dtype) - 1, indices)
+        return (data, renumbered, indptr), columns
+    columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
     renumbered = np.searchsorted(columns, indices).astype(indices.dtype)
     return (data, renumbered, indptr), columns
 

@@ -516,6 +516,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             self.coef_,
             self.intercept_,
             features=self._run.features,
+            compact=(rows, columns),
         )
         return self
 

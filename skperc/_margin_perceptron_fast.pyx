@@ -433,6 +433,21 @@ def row_moments(const floating[::1] data, const index_t[::1] indices,
     return squares, sums
 
 
+def used_columns(const index_t[::1] indices, Py_ssize_t n_features):
+    """A mask (uint8) of the columns among ``indices``, all of which lie in
+    [0, n_features): one pass, where numpy's scattered assignment costs
+    several times an epoch's reading of the same indices."""
+    cdef Py_ssize_t t
+    cdef uint8_t[::1] used = np.zeros(n_features, dtype=np.uint8)
+    for t in range(indices.shape[0]):
+        if not 0 <= indices[t] < n_features:
+            raise ValueError("used_columns: an index lies outside the columns.")
+    with nogil:
+        for t in range(indices.shape[0]):
+            used[indices[t]] = 1
+    return used.base
+
+
 def padded_width(Py_ssize_t n_problems):
     """The columns of the weights of ``n_problems`` problems that run_epochs
     trains in place: 1 for one problem, else whole lanes."""
