@@ -140,6 +140,11 @@ def atomic_fit(method):
     return fit
 
 
+def reading_model(estimator):
+    """A context in which no fit of ``estimator`` writes its model."""
+    return _publish_lock(estimator).reading()
+
+
 def consistent_read(method):
     """Decorate a method that reads the fitted model (``predict``,
     ``decision_function``, ...) so that it reads one model throughout,
@@ -147,7 +152,7 @@ def consistent_read(method):
 
     @functools.wraps(method)
     def read(self, *args, **kwargs):
-        with _publish_lock(self).reading():
+        with reading_model(self):
             return method(snapshot(self), *args, **kwargs)
 
     return read

@@ -6,7 +6,7 @@ from numbers import Real
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
-from ._atomic import write_in_place
+from ._atomic import reading_model, write_in_place
 from ._base import (
     BasePerceptron,
     LinearPredictMixin,
@@ -59,6 +59,15 @@ class LinearRun:
             n_steps=np.zeros(n_problems, dtype=np.int64),
             radius=np.zeros(4),
             features=np.zeros((n_features + 7) // 8, dtype=np.uint8),
+        )
+
+    def copy(self):
+        """A copy of every array of the state."""
+        return LinearRun(
+            **{
+                name: None if value is None else value.copy()
+                for name, value in vars(self).items()
+            }
         )
 
     def on(self, columns):
@@ -431,6 +440,18 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         if self.intercept_scaling == "rms":
             return LiftMode.RMS_LIFT, float(np.sqrt(radius[2]))
         return LiftMode.FIXED_LIFT, float(self.intercept_scaling)
+
+    def __getstate__(self):
+        # pickle writes the arrays after this returns, while a partial_fit
+        # in another thread may write the run's weights in place: a pickle
+        # takes a copy of those, made under the read lock, so that it holds
+        # one model
+        with reading_model(self):
+            state = super().__getstate__()
+            for name in ("_run", "coef_"):
+                if name in state:
+                    state[name] = state[name].copy()
+        return state
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on a batch (codes: the indices of y in

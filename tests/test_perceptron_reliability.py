@@ -5,6 +5,7 @@ high-dimensional sparse input a call costs what its batch holds."""
 
 import contextlib
 import threading
+import pickle
 import tracemalloc
 import warnings
 
@@ -185,6 +186,27 @@ def test_partial_fit_memory_follows_the_batch_not_the_model():
     finally:
         tracemalloc.stop()
     assert extra < 0.05 * model_bytes, extra / model_bytes
+
+
+def test_pickles_during_sparse_partial_fits_hold_one_model():
+    """pickle writes the arrays after __getstate__ returns, while partial_fit
+    writes the run's weights in place: a pickle taken meanwhile holds the
+    model before a call or after it, never a mixture."""
+    batches = _hashed_batches(30, n_features=5000, n_classes=4)
+    X_test = sp.vstack([X for X, _ in batches[:4]]).tocsr()
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(4))
+    models = [clf.decision_function(X_test)]
+    with reading_threads(lambda: pickle.dumps(clf), 2) as seen:
+        for X, y in batches[1:]:
+            clf.partial_fit(X, y)
+            models.append(clf.decision_function(X_test))
+    assert len(seen) > 10
+    for dumped in seen:
+        scores = pickle.loads(dumped).decision_function(X_test)
+        assert any(np.array_equal(scores, model) for model in models)
+        # and the copy goes on as a model of its own
+        pickle.loads(dumped).partial_fit(*batches[1])
 
 
 def test_partial_fit_memory_does_not_grow_with_the_features_seen():
