@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 
-from skperc import HalvingClassifier, LinearProgramClassifier
+from skperc import HalvingClassifier, LinearProgramClassifier, MarginMLPClassifier
 
 distributed = pytest.importorskip(
     "distributed",
@@ -23,9 +23,11 @@ distributed = pytest.importorskip(
 # The first configuration of each estimator class.
 ONE_PER_CLASS = list({type(e): e for e in reversed(ESTIMATORS)}.values())
 
-# The threshold beta, for every estimator that has one; "power" is a
-# threshold of each of them.
+# The threshold beta, for every estimator that has one: two fixed ones and
+# the growing schedule of each ("power" in the perceptrons; in
+# MarginMLPClassifier it is "sublinear", "power" there being deprecated).
 BETA_GRID = {"beta": [0.0, 1.0, "power"]}
+MLP_BETA_GRID = {"beta": [0.0, 1.0, "sublinear"]}
 # The estimators without beta are searched over their main hyperparameter:
 # the objective of the linear program and the concept class of halving.
 MAIN_HYPERPARAMETER = {
@@ -35,6 +37,8 @@ MAIN_HYPERPARAMETER = {
 
 
 def param_grid(estimator):
+    if isinstance(estimator, MarginMLPClassifier):
+        return MLP_BETA_GRID
     if "beta" in estimator.get_params():
         return BETA_GRID
     return MAIN_HYPERPARAMETER[type(estimator)]
