@@ -200,9 +200,9 @@ def linear_margins(
 
     ``codes`` are the indices of the labels in the classes, and example
     ``i`` is positive for problem ``c`` when ``codes[i] == first + c``.
-    ``features`` (sorted), where given, holds every feature whose weight
-    may be non-zero, so that the norms cost what they hold, not
-    ``n_features``, and no copy of the weights is made. Each row of weights
+    ``features``, where given, is a bitset (see ``scaled_norms``) that holds
+    every feature whose weight may be non-zero, so that the norms read
+    those weights only, and without a copy. Each row of weights
     is divided by the power of 2 of its largest weight first, which changes
     no margin and keeps the decision values and the norm finite and
     non-zero. The norm is summed in feature order (``scaled_norms``), which

@@ -509,8 +509,6 @@ def smallest_margins(
     return smallest.base
 
 
-
-
 cdef inline Py_ssize_t _next_marked(const uint8_t* bits, Py_ssize_t n,
                                     Py_ssize_t j) noexcept nogil:
     """The first column from j on whose bit is set (bit j % 8 of byte
