@@ -26,6 +26,8 @@ from ._base import (
     class_codes,
     encode_labels,
     first_class,
+    partial_fit_classes,
+    partial_fit_codes,
     problem_count,
     rows_of,
     warn_not_converged,
@@ -101,21 +103,30 @@ def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
     return _Shard(rows_of(X), codes, weight)
 
 
-def _start_shard(shard, n_features, n_problems, average, seed):
-    n = len(shard.codes)
+def _new_run(n_features, n_problems, average):
     run = LinearRun.start(n_features, n_problems, average)
     # every shard reads every feature, with one column per problem
     run.coef = np.ascontiguousarray(run.coef[:, :n_problems])
     run.avg_coef = np.ascontiguousarray(run.avg_coef[:, :n_problems])
     run.features = None
+    return run
+
+
+def _start_shard(shard, seed, *, n_features, n_problems, average):
+    return _continue_shard(shard, seed, run=_new_run(n_features, n_problems, average))
+
+
+def _continue_shard(shard, seed, *, run):
+    """A shard that continues the mixed run ``run``: its weights, counts,
+    averaging sums and radius."""
     return _ShardRun(
-        run=run,
-        order=np.arange(n, dtype=np.intp),
+        run=_copy_run(run),
+        order=np.arange(len(shard.codes), dtype=np.intp),
         seed=seed,
-        updates=np.zeros(n_problems, dtype=np.int64),
-        converged=np.zeros(n_problems, dtype=bool),
-        mistakes=np.zeros(n_problems),
-        update_sum=np.zeros(n_problems),
+        updates=np.zeros(len(run.lift_coef), dtype=np.int64),
+        converged=np.zeros(len(run.lift_coef), dtype=bool),
+        mistakes=np.zeros(len(run.lift_coef)),
+        update_sum=np.zeros(len(run.lift_coef)),
     )
 
 
@@ -230,7 +241,12 @@ def _report(state):
 def _finish_shard(state, mixed):
     """The shard's run from the final mixed weights: its averaging sums,
     step and update counts."""
-    run = _copy_run(state.run)
+    return _at_mixed(state.run, mixed)
+
+
+def _at_mixed(run, mixed):
+    """A copy of ``run`` at the mixed weights."""
+    run = _copy_run(run)
     _take_mixed(run, mixed)
     return run
 
@@ -426,15 +442,42 @@ def _lift_norm2(settings, radius):
     return radius[0] + lift * lift
 
 
-def _pooled_radius(reports):
+_SUMS = ("avg_coef", "avg_lift", "n_steps", "n_updates")
+
+
+def _mixed_run(runs, prior=None):
+    """The run of the mixed model from the shards' runs, each brought to
+    the mixed weights (``_finish_shard``): its averaging sums and step and
+    update counts are the sums of the shards', so that its average is that
+    of the weights of every step of every shard.
+
+    Shards that each continued the run ``prior`` (brought to the mixed
+    weights too) each hold its sums: they count once. One shard's run is
+    the mixed run, to the last bit."""
+    run = _copy_run(runs[0])
+    for other in runs[1:]:
+        for name in _SUMS:
+            getattr(run, name)[...] += getattr(other, name)
+    if prior is not None and len(runs) > 1:
+        for name in _SUMS:
+            getattr(run, name)[...] -= (len(runs) - 1) * getattr(prior, name)
+    return run
+
+
+def _pooled_radius(reports, prior=None):
     """The radius of the whole sample from the shards' (see LinearRun): the
     largest norm and rho^2, and the mean squared norm over all the shards'
-    examples; one shard's own radius, to the last bit."""
+    examples, those of the radius ``prior`` that each shard continued
+    counted once; one shard's own radius, to the last bit."""
     radii = np.array([report.run.radius for report in reports])
     if len(radii) == 1:
         return radii[0].copy()
-    count = radii[:, 3].sum()
-    mean = (radii[:, 2] * radii[:, 3]).sum() / count if count else 0.0
+    moments = radii[:, 2] * radii[:, 3]
+    count, total = radii[:, 3].sum(), moments.sum()
+    if prior is not None:
+        count -= (len(radii) - 1) * prior[3]
+        total -= (len(radii) - 1) * prior[2] * prior[3]
+    mean = total / count if count else 0.0
     return np.array([radii[:, 0].max(), radii[:, 1].max(), mean, count])
 
 
@@ -551,9 +594,14 @@ class ParameterMixingClassifier(
     epoch's sign mistakes are those of all the shards, and its drift is that
     of the mixed weights along the mixture's update sizes, which keeps its
     certificate (every update of size ``a`` moves the mixture by at least
-    ``share * a * eps*`` along a separator of margin ``eps*``). With
-    ``average=True`` the model is the average of the weights used at every
-    step of every shard.
+    ``share * a * eps*`` along a separator of margin ``eps*``). The averaged
+    model is the average of the weights used at every step of every shard:
+    the sum of the shards' averaging sums over the sum of their steps, each
+    shard's weights jumping to the mixed ones at each mixing. As on one
+    core, it is the model of a run that the stopping rule ends
+    (``average="auto"``, the default) and of every run with
+    ``average=True``; on noisy data the last mixed weights are one guess
+    among many, as one core's are.
 
     **What the theorems keep.** Let ``u`` be a unit separator of margin
     ``gamma`` and ``R`` the radius (with the lift). In an epoch a shard
@@ -654,18 +702,98 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
-        schedule = checked_schedule(estimator.beta, estimator.alpha)
-        if _is_dask_collection(X):
-            classes, n_features, engine_of = self._dask_shards(
-                estimator, X, y, sample_weight
+        classes, n_features, engine_of = self._shards(estimator, X, y, sample_weight)
+        start = partial(
+            _start_shard,
+            n_features=n_features,
+            n_problems=problem_count(classes),
+            average=bool(estimator.average),
+        )
+        settings, seeds = self._settings(estimator, classes, n_features)
+        with engine_of(start, seeds) as engine:
+            self._train(estimator, engine, settings, problem_count(classes))
+        self._set_fitted(estimator, classes)
+        if self.stop_reason_ == "max_iter":
+            warn_not_converged(estimator)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One mixed epoch over the shards of a batch, continuing the run.
+
+        Every shard of ``X`` (its partitions for a dask collection, else
+        ``n_shards`` blocks of rows) runs one epoch from the mixed weights
+        of the run so far, and their weights are mixed once, as an epoch
+        of :meth:`fit` mixes them. Each shard continues the run's update
+        count, radius and averaging sums; the run then counts every
+        shard's steps and updates once. With one shard a call is
+        ``estimator``'s own ``partial_fit``, to the last bit. The stopping
+        rule does not apply: a stream decides its own epochs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array, dask dataframe} of \
+                shape (n_samples, n_features)
+            A batch of training data. A dask collection is trained on the
+            workers of the current dask.distributed client, its partitions
+            of rows as the shards.
+
+        y : array-like or dask array/series of shape (n_samples,)
+            Target values of the batch, partitioned as ``X`` when ``X`` is
+            a dask collection.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the run: required on the first call, the same
+            on later calls.
+
+        sample_weight : array-like or dask array of shape (n_samples,), \
+                default=None
+            Non-negative weights of the examples of the batch.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        first_call = not hasattr(self, "estimator_")
+        if first_call:
+            estimator = clone(
+                MarginPerceptron() if self.estimator is None else self.estimator
             )
+            estimator._validate_params()
         else:
-            classes, n_features, engine_of = self._array_shards(
-                estimator, X, y, sample_weight
+            estimator = self.estimator_
+        if estimator.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit: the "
+                "class frequencies of a stream are not known in advance. Pass "
+                "weights computed with sklearn.utils.compute_class_weight."
             )
-        k = problem_count(classes)
-        average = bool(estimator.average)
-        # the first shard shuffles as the single-machine run would
+        classes, n_features, engine_of = self._shards(
+            estimator, X, y, sample_weight, partial=(classes, first_call)
+        )
+        if first_call:
+            run = _new_run(n_features, problem_count(classes), bool(estimator.average))
+            self.mixed_updates_ = np.zeros(len(run.lift_coef))
+        else:
+            run = estimator._run
+        settings, seeds = self._settings(estimator, classes, n_features)
+        with engine_of(partial(_continue_shard, run=run), seeds) as engine:
+            self._mix_once(estimator, engine, settings, run)
+        self._set_fitted(estimator, classes)
+        return self
+
+    def _shards(self, estimator, X, y, sample_weight, partial=None):
+        """The classes, the number of features and the engine of the shards
+        of X: ``engine(start, seeds)`` runs ``start(shard, seed)`` for each
+        shard. ``partial`` is (classes, first_call) in partial_fit."""
+        if _is_dask_collection(X):
+            return self._dask_shards(estimator, X, y, sample_weight, partial)
+        return self._array_shards(estimator, X, y, sample_weight, partial)
+
+    def _settings(self, estimator, classes, n_features):
+        """What every shard needs of the estimator, and each shard's seed:
+        the first shard shuffles as the single-machine run would."""
         seed = estimator._run_seed()
         seeds = [seed] + [
             int(s)
@@ -677,14 +805,15 @@ class ParameterMixingClassifier(
         settings = _Settings(
             n_features=n_features,
             first=first_class(classes),
-            schedule=schedule,
+            schedule=checked_schedule(estimator.beta, estimator.alpha),
             eta0=float(estimator.eta0),
             lift_mode=int(mode),
             lift_value=value,
             shuffle=bool(estimator.shuffle),
         )
-        with engine_of(k, average, seeds) as engine:
-            self._train(estimator, engine, settings, k, n_features)
+        return settings, seeds
+
+    def _set_fitted(self, estimator, classes):
         estimator.classes_ = self.classes_ = classes
         estimator.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):
@@ -693,16 +822,17 @@ class ParameterMixingClassifier(
         for name in ("coef_", "intercept_", "n_iter_", "n_updates_", "converged_"):
             setattr(self, name, getattr(estimator, name))
         self.stop_reason_ = estimator.stop_reason_
-        if self.stop_reason_ == "max_iter":
-            warn_not_converged(estimator)
-        return self
 
-    def _array_shards(self, estimator, X, y, sample_weight):
-        X, y = validate_data(self, X, y, **estimator._validation())
+    def _array_shards(self, estimator, X, y, sample_weight, partial):
+        reset = partial is None or partial[1]
+        X, y = validate_data(self, X, y, reset=reset, **estimator._validation())
         check_sparse_structure(X)
         check_classification_targets(y)
-        classes, codes = encode_labels(y)
-        check_class_count(estimator, classes)
+        if partial is None:
+            classes, codes = encode_labels(y)
+            check_class_count(estimator, classes)
+        else:
+            classes, codes = partial_fit_codes(self, y, *partial)
         weight = estimator._example_weights(X, y, codes, classes, sample_weight)
         self.n_shards_ = min(self.n_shards or 2, X.shape[0])
         bounds = np.linspace(0, X.shape[0], self.n_shards_ + 1).astype(np.intp)
@@ -711,16 +841,15 @@ class ParameterMixingClassifier(
             for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
         ]
 
-        def engine(k, average, seeds):
+        def engine(start, seeds):
             starts = [
-                _start_shard(shard, X.shape[1], k, average, seed)
-                for shard, seed in zip(shards, seeds, strict=True)
+                start(shard, seed) for shard, seed in zip(shards, seeds, strict=True)
             ]
             return _Threads(shards, starts)
 
         return classes, X.shape[1], engine
 
-    def _dask_shards(self, estimator, X, y, sample_weight):
+    def _dask_shards(self, estimator, X, y, sample_weight, partial):
         import dask
         import dask.array as da
         from distributed import get_client
@@ -751,10 +880,19 @@ class ParameterMixingClassifier(
                 f"X has {X.shape[0]} rows and y {y.shape[0]} labels; they must "
                 "be as many."
             )
-        labels, counts = dask.compute(*da.unique(y, return_counts=True))
-        check_classification_targets(labels)
-        classes = np.asarray(labels)
-        check_class_count(estimator, classes)
+        if partial is None:
+            labels, counts = dask.compute(*da.unique(y, return_counts=True))
+            check_classification_targets(labels)
+            classes = np.asarray(labels)
+            check_class_count(estimator, classes)
+        else:
+            # the labels are checked against the classes on the workers
+            classes = partial_fit_classes(self, *partial)
+            if not partial[1] and X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} "
+                    f"is expecting {self.n_features_in_} features as input."
+                )
         class_weight = None
         if estimator.class_weight == "balanced":
             class_weight = X.shape[0] / (len(classes) * counts)
@@ -781,17 +919,18 @@ class ParameterMixingClassifier(
             ]
         )
 
-        def engine(k, average, seeds):
+        def engine(start, seeds):
             starts = [
-                client.submit(_start_shard, shard, X.shape[1], k, average, seed)
+                client.submit(start, shard, seed)
                 for shard, seed in zip(shards, seeds, strict=True)
             ]
             return _Dask(client, shards, starts)
 
         return classes, X.shape[1], engine
 
-    def _train(self, estimator, engine, settings, k, n_features):
+    def _train(self, estimator, engine, settings, k):
         """The mixed epochs; sets the estimator's run and fitted attributes."""
+        n_features = settings.n_features
         coef = np.zeros((n_features, k))
         lift_coef = np.zeros(k)
         radius = None
@@ -841,27 +980,45 @@ class ParameterMixingClassifier(
                     f"{int(sum(r.updates.sum() for r in reports))} updates, "
                     f"{int((~(converged | stopped)).sum())} problem(s) still updating"
                 )
-        runs = engine.finish((coef, lift_coef, radius))
-        avg_coef, avg_lift = runs[0].avg_coef.copy(), runs[0].avg_lift.copy()
-        n_steps, n_updates = runs[0].n_steps.copy(), runs[0].n_updates.copy()
-        for run in runs[1:]:
-            avg_coef += run.avg_coef
-            avg_lift += run.avg_lift
-            n_steps += run.n_steps
-            n_updates += run.n_updates
-        estimator._run = LinearRun(
-            coef=coef,
-            lift_coef=lift_coef,
-            avg_coef=avg_coef,
-            avg_lift=avg_lift,
-            n_updates=n_updates,
-            n_steps=n_steps,
-            radius=radius,
-        )
-        estimator.coef_, estimator.intercept_ = estimator._model(
-            estimator._averaged(stopped)
-        )
-        estimator.n_updates_ = n_updates
-        estimator._set_progress(n_epochs, converged, stopped)
-        estimator.radius_ = float(np.sqrt(radius[0]))
         self.mixed_updates_ = mixed_updates
+        _end_run(
+            estimator,
+            _mixed_run(engine.finish((coef, lift_coef, radius))),
+            n_epochs,
+            converged,
+            stopped,
+        )
+
+    def _mix_once(self, estimator, engine, settings, run):
+        """One epoch of every shard from the run ``run``, mixed; sets the
+        estimator's run and fitted attributes."""
+        k = len(run.lift_coef)
+        # each shard follows the norms of its examples from the run's radius
+        reports = engine.epoch(
+            (run.coef, run.lift_coef, None), np.ones(k, dtype=bool), settings
+        )
+        coef, lift_coef = _mix(reports, run.coef, run.lift_coef)
+        self.mixed_updates_ = self.mixed_updates_ + _mixture(
+            reports, [r.updates.astype(np.float64) for r in reports], np.zeros(k)
+        )
+        mixed = (coef, lift_coef, _pooled_radius(reports, run.radius))
+        converged = np.all([r.converged for r in reports], axis=0)
+        _end_run(
+            estimator,
+            _mixed_run(engine.finish(mixed), prior=_at_mixed(run, mixed)),
+            np.ones(k, dtype=np.int64),
+            converged,
+            np.zeros(k, dtype=bool),
+        )
+
+
+def _end_run(estimator, run, n_epochs, converged, stopped):
+    """Set the mixed run ``run`` and the fitted attributes of the
+    perceptron."""
+    estimator._run = run
+    estimator.coef_, estimator.intercept_ = estimator._model(
+        estimator._averaged(stopped)
+    )
+    estimator.n_updates_ = run.n_updates
+    estimator._set_progress(n_epochs, converged, stopped)
+    estimator.radius_ = float(np.sqrt(run.radius[0]))
