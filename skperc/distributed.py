@@ -15,6 +15,7 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, validate_data
@@ -26,6 +27,7 @@ from ._base import (
     class_codes,
     encode_labels,
     first_class,
+    linear_margins,
     partial_fit_classes,
     partial_fit_codes,
     problem_count,
@@ -80,6 +82,9 @@ class _Settings:
     lift_mode: int
     lift_value: float
     shuffle: bool
+    # whether the root mean square lift adds the examples of the first
+    # epoch: not in a warm-started fit, whose run has seen them
+    follow_norms: bool
 
 
 def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
@@ -193,7 +198,11 @@ def _shard_epoch(shard, state, mixed, active, settings):
         settings.schedule,
         settings.eta0,
         # the root mean square lift follows the norms in the first epoch
-        dict(mode=settings.lift_mode, value=settings.lift_value, follow=radius is None),
+        dict(
+            mode=settings.lift_mode,
+            value=settings.lift_value,
+            follow=settings.follow_norms and radius is None,
+        ),
         dict(
             max_iter=1,
             shuffle=settings.shuffle,
@@ -244,6 +253,22 @@ def _finish_shard(state, mixed):
     return _at_mixed(state.run, mixed)
 
 
+def _shard_margins(shard, coef, intercept, settings):
+    """The geometric margin of each problem on the shard's examples of
+    positive weight, or None without any: the model's margin on the sample
+    is the smallest over the shards (every shard divides by the same
+    norm)."""
+    if not (shard.weight > 0).any():
+        return None
+    data, indices, indptr = shard.rows
+    n = len(shard.codes)
+    if len(indptr):
+        X = sp.csr_array((data, indices, indptr), shape=(n, settings.n_features))
+    else:
+        X = data.reshape(n, settings.n_features)
+    return linear_margins(X, shard.codes, settings.first, shard.weight, coef, intercept)
+
+
 def _at_mixed(run, mixed):
     """A copy of ``run`` at the mixed weights."""
     run = _copy_run(run)
@@ -280,6 +305,12 @@ class _Threads:
     def finish(self, mixed):
         return [_finish_shard(state, mixed) for state in self.states]
 
+    def margins(self, coef, intercept, settings):
+        margins = partial(
+            _shard_margins, coef=coef, intercept=intercept, settings=settings
+        )
+        return list(self.pool.map(margins, self.shards))
+
 
 class _Dask:
     """The shards as partitions on the workers of a dask.distributed
@@ -313,6 +344,20 @@ class _Dask:
     def finish(self, mixed):
         return self.client.gather(
             [self.client.submit(_finish_shard, state, mixed) for state in self.states]
+        )
+
+    def margins(self, coef, intercept, settings):
+        return self.client.gather(
+            [
+                self.client.submit(
+                    _shard_margins,
+                    shard,
+                    coef=coef,
+                    intercept=intercept,
+                    settings=settings,
+                )
+                for shard in self.shards
+            ]
         )
 
 
@@ -509,8 +554,10 @@ class ParameterMixingClassifier(
         The perceptron to train, with all its options (threshold schedule,
         averaging, intercept, class weights, stopping rule, ``max_iter``,
         ``shuffle`` and ``random_state``); ``None`` means
-        ``MarginPerceptron()``. Its ``n_jobs``, ``warm_start`` and
-        ``verbose`` are not used.
+        ``MarginPerceptron()``. Its ``warm_start=True`` makes :meth:`fit`
+        continue the mixed run of the previous call; its ``verbose``
+        prints each mixed epoch; its ``n_jobs`` is not used (the shards
+        are the parallelism).
 
     n_shards : int, default=None
         The number of shards of an array or sparse matrix: consecutive
@@ -535,7 +582,8 @@ class ParameterMixingClassifier(
         The intercepts of the decision function.
 
     n_iter_ : int
-        The number of mixed epochs.
+        The number of mixed epochs of the last call (1 for
+        :meth:`partial_fit`).
 
     n_updates_ : ndarray of shape (1,) or (n_classes,)
         The updates made by all the shards, for each one-vs-rest problem.
@@ -544,6 +592,12 @@ class ParameterMixingClassifier(
         The mixture's updates: the sum over epochs and shards of each
         shard's share times its updates, the quantity that the theorem of
         the Notes bounds.
+
+    margin_ : ndarray of shape (1,) or (n_classes,)
+        The geometric margin of each binary problem on the training data of
+        the last call, as for :class:`~skperc.MarginPerceptron`: the
+        smallest ``y * f(x) / ||coef||`` over the examples of positive
+        weight of every shard, computed where each shard lies.
 
     converged_ : bool
         Whether every problem ended with an epoch in which no shard
@@ -635,6 +689,16 @@ class ParameterMixingClassifier(
     once in total, not once per shard, and a shard does not see the
     updates of the others until the next mixing.
 
+    **Continuing a run.** A warm-started :meth:`fit` and each
+    :meth:`partial_fit` start every shard from the mixed run so far: its
+    weights, update count, averaging sums and radius; the mixed run then
+    counts the steps and updates that each shard added, once. The
+    invariants of the proof above hold for the mixed weights at every
+    mixing, so the bounds hold for ``mixed_updates_`` summed over the calls.
+    A warm-started fit does not add its examples to the radius' mean
+    squared norm again, as :class:`~skperc.MarginPerceptron` does not; a
+    :meth:`partial_fit` adds those of its batch.
+
     References
     ----------
     .. [1] R. McDonald, K. Hall and G. Mann, "Distributed Training
@@ -702,16 +766,31 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
-        classes, n_features, engine_of = self._shards(estimator, X, y, sample_weight)
-        start = partial(
-            _start_shard,
-            n_features=n_features,
-            n_problems=problem_count(classes),
-            average=bool(estimator.average),
+        warm = estimator.warm_start and hasattr(self, "estimator_")
+        classes, n_features, engine_of = self._shards(
+            estimator, X, y, sample_weight, reset=not warm
         )
-        settings, seeds = self._settings(estimator, classes, n_features)
+        if warm:
+            if not np.array_equal(classes, self.classes_):
+                raise ValueError(
+                    "warm_start=True continues the previous run, which needs the "
+                    f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
+                )
+            prior = self.estimator_._run
+            start = partial(_continue_shard, run=prior)
+        else:
+            prior = None
+            self.mixed_updates_ = np.zeros(problem_count(classes))
+            start = partial(
+                _start_shard,
+                n_features=n_features,
+                n_problems=problem_count(classes),
+                average=bool(estimator.average),
+            )
+        settings, seeds = self._settings(estimator, classes, n_features, not warm)
         with engine_of(start, seeds) as engine:
-            self._train(estimator, engine, settings, problem_count(classes))
+            self._train(estimator, engine, settings, problem_count(classes), prior)
+            self._set_margins(estimator, engine, settings)
         self._set_fitted(estimator, classes)
         if self.stop_reason_ == "max_iter":
             warn_not_converged(estimator)
@@ -770,28 +849,49 @@ class ParameterMixingClassifier(
                 "weights computed with sklearn.utils.compute_class_weight."
             )
         classes, n_features, engine_of = self._shards(
-            estimator, X, y, sample_weight, partial=(classes, first_call)
+            estimator,
+            X,
+            y,
+            sample_weight,
+            partial=(classes, first_call),
+            reset=first_call,
         )
         if first_call:
             run = _new_run(n_features, problem_count(classes), bool(estimator.average))
             self.mixed_updates_ = np.zeros(len(run.lift_coef))
         else:
             run = estimator._run
-        settings, seeds = self._settings(estimator, classes, n_features)
+        settings, seeds = self._settings(estimator, classes, n_features, True)
         with engine_of(partial(_continue_shard, run=run), seeds) as engine:
             self._mix_once(estimator, engine, settings, run)
+            self._set_margins(estimator, engine, settings)
         self._set_fitted(estimator, classes)
         return self
 
-    def _shards(self, estimator, X, y, sample_weight, partial=None):
+    def _shards(self, estimator, X, y, sample_weight, partial=None, reset=True):
         """The classes, the number of features and the engine of the shards
         of X: ``engine(start, seeds)`` runs ``start(shard, seed)`` for each
-        shard. ``partial`` is (classes, first_call) in partial_fit."""
+        shard. ``partial`` is (classes, first_call) in partial_fit; X has
+        the features of the run it continues unless ``reset``."""
         if _is_dask_collection(X):
-            return self._dask_shards(estimator, X, y, sample_weight, partial)
-        return self._array_shards(estimator, X, y, sample_weight, partial)
+            return self._dask_shards(estimator, X, y, sample_weight, partial, reset)
+        return self._array_shards(estimator, X, y, sample_weight, partial, reset)
 
-    def _settings(self, estimator, classes, n_features):
+    def _set_margins(self, estimator, engine, settings):
+        """margin_ of the model on the training data of the call: the
+        smallest over the shards."""
+        margins = [
+            margins
+            for margins in engine.margins(
+                estimator.coef_, estimator.intercept_, settings
+            )
+            if margins is not None
+        ]
+        estimator.margin_ = (
+            np.min(margins, axis=0) if margins else np.zeros(len(estimator.intercept_))
+        )
+
+    def _settings(self, estimator, classes, n_features, follow_norms):
         """What every shard needs of the estimator, and each shard's seed:
         the first shard shuffles as the single-machine run would."""
         seed = estimator._run_seed()
@@ -810,6 +910,7 @@ class ParameterMixingClassifier(
             lift_mode=int(mode),
             lift_value=value,
             shuffle=bool(estimator.shuffle),
+            follow_norms=follow_norms,
         )
         return settings, seeds
 
@@ -819,12 +920,18 @@ class ParameterMixingClassifier(
         if hasattr(self, "feature_names_in_"):
             estimator.feature_names_in_ = self.feature_names_in_
         self.estimator_ = estimator
-        for name in ("coef_", "intercept_", "n_iter_", "n_updates_", "converged_"):
+        for name in (
+            "coef_",
+            "intercept_",
+            "n_iter_",
+            "n_updates_",
+            "converged_",
+            "margin_",
+        ):
             setattr(self, name, getattr(estimator, name))
         self.stop_reason_ = estimator.stop_reason_
 
-    def _array_shards(self, estimator, X, y, sample_weight, partial):
-        reset = partial is None or partial[1]
+    def _array_shards(self, estimator, X, y, sample_weight, partial, reset):
         X, y = validate_data(self, X, y, reset=reset, **estimator._validation())
         check_sparse_structure(X)
         check_classification_targets(y)
@@ -849,7 +956,7 @@ class ParameterMixingClassifier(
 
         return classes, X.shape[1], engine
 
-    def _dask_shards(self, estimator, X, y, sample_weight, partial):
+    def _dask_shards(self, estimator, X, y, sample_weight, partial, reset):
         import dask
         import dask.array as da
         from distributed import get_client
@@ -888,11 +995,11 @@ class ParameterMixingClassifier(
         else:
             # the labels are checked against the classes on the workers
             classes = partial_fit_classes(self, *partial)
-            if not partial[1] and X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but {type(self).__name__} "
-                    f"is expecting {self.n_features_in_} features as input."
-                )
+        if not reset and X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
         class_weight = None
         if estimator.class_weight == "balanced":
             class_weight = X.shape[0] / (len(classes) * counts)
@@ -928,11 +1035,14 @@ class ParameterMixingClassifier(
 
         return classes, X.shape[1], engine
 
-    def _train(self, estimator, engine, settings, k):
-        """The mixed epochs; sets the estimator's run and fitted attributes."""
+    def _train(self, estimator, engine, settings, k, prior):
+        """The mixed epochs of a new run, or of one that continues the run
+        ``prior``; sets the estimator's run and fitted attributes."""
         n_features = settings.n_features
-        coef = np.zeros((n_features, k))
-        lift_coef = np.zeros(k)
+        if prior is None:
+            coef, lift_coef = np.zeros((n_features, k)), np.zeros(k)
+        else:
+            coef, lift_coef = prior.coef, prior.lift_coef
         radius = None
         tol = estimator.tol
         rule = _MixedStoppingRule(
@@ -945,7 +1055,7 @@ class ParameterMixingClassifier(
         n_epochs = np.zeros(k, dtype=np.int64)
         converged = np.zeros(k, dtype=bool)
         stopped = np.zeros(k, dtype=bool)
-        mixed_updates = np.zeros(k)
+        mixed_updates = self.mixed_updates_.copy()
         for _ in range(estimator.max_iter):
             active = ~(converged | stopped)
             if not active.any():
@@ -960,7 +1070,9 @@ class ParameterMixingClassifier(
             if radius is None:
                 # after the first epoch every shard has seen its examples:
                 # the radius of the whole sample holds from then on
-                radius = _pooled_radius(reports)
+                radius = _pooled_radius(
+                    reports, None if prior is None else prior.radius
+                )
             n_epochs += active
             converged = active & np.all([r.converged for r in reports], axis=0)
             mistakes = np.zeros(k)
@@ -981,9 +1093,13 @@ class ParameterMixingClassifier(
                     f"{int((~(converged | stopped)).sum())} problem(s) still updating"
                 )
         self.mixed_updates_ = mixed_updates
+        mixed = (coef, lift_coef, radius)
         _end_run(
             estimator,
-            _mixed_run(engine.finish((coef, lift_coef, radius))),
+            _mixed_run(
+                engine.finish(mixed),
+                prior=None if prior is None else _at_mixed(prior, mixed),
+            ),
             n_epochs,
             converged,
             stopped,

@@ -363,6 +363,82 @@ def test_partial_fit_refuses_what_it_cannot_continue():
         ).partial_fit(X, y, classes=[0, 1])
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"average": True, "beta": "power"}, {"tol": None}], ids=str
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["float64", "csr"])
+def test_warm_start_with_one_shard_is_the_single_machine_warm_start(
+    options, n_classes, layout
+):
+    X, y = noisy(n_classes)
+    if layout == "csr":
+        X = sp.csr_array(X)
+    options = dict(random_state=0, warm_start=True, max_iter=4, **options)
+    single = MarginPerceptron(**options)
+    mixed = ParameterMixingClassifier(MarginPerceptron(**options), n_shards=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(3):
+            single.fit(X, y)
+            mixed.fit(X, y)
+            assert same_model(single, mixed)
+            assert np.array_equal(single.margin_, mixed.margin_)
+
+
+@pytest.mark.parametrize("n_shards", [2, 4])
+def test_warm_start_continues_the_mixed_run(n_shards):
+    """A warm-started fit continues the mixture: its updates over both fits
+    stay within Novikoff's bound, and the run counts every step once."""
+    for seed, X, y, R, eps in separable_samples(8):
+        options = dict(fit_intercept=False, tol=None, eta0=0.37, random_state=seed)
+        clf = ParameterMixingClassifier(
+            MarginPerceptron(max_iter=2, warm_start=True, **options),
+            n_shards=n_shards,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y)
+        first = clf.mixed_updates_.copy()
+        epochs = clf.n_iter_
+        clf.set_params(estimator__max_iter=100_000).fit(X, y)
+        assert clf.converged_ and clf.score(X, y) == 1.0
+        assert clf.mixed_updates_[0] >= first[0]
+        assert clf.mixed_updates_[0] <= (R / eps) ** 2 * SLACK
+        assert clf.estimator_._run.n_steps[0] == len(y) * (epochs + clf.n_iter_)
+    with pytest.raises(ValueError, match="same classes"):
+        clf.fit(
+            X[y == y[0]][:3].tolist() + X[y != y[0]][:3].tolist(), [5] * 3 + [6] * 3
+        )
+
+
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 5])
+def test_margin_is_that_of_the_model_on_the_sample(n_shards):
+    """margin_ is the smallest over the shards of the examples of positive
+    weight, that of skperc.metrics.margin on them, to the last bit."""
+    for n_classes, sample in [(2, "separable"), (2, "noisy"), (3, "noisy")]:
+        if sample == "separable":
+            X, y = make_margin_classification(300, 5, margin=0.1, random_state=0)
+        else:
+            X, y = noisy(n_classes)
+        weight = np.ones(len(y))
+        # the shards of the first rows have no example of positive weight
+        weight[: len(y) // 2] = 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf = ParameterMixingClassifier(
+                MarginPerceptron(random_state=0), n_shards=n_shards
+            ).fit(X, y, weight)
+            unweighted = ParameterMixingClassifier(
+                MarginPerceptron(random_state=0), n_shards=n_shards
+            ).fit(X, y)
+        kept = weight > 0
+        assert np.array_equal(clf.margin_, margin(clf, X[kept], y[kept]))
+        assert np.array_equal(unweighted.margin_, margin(unweighted, X, y))
+        if sample == "separable":
+            assert unweighted.margin_[0] > 0
+
+
 def test_pipeline_and_grid_search():
     """In a grid search over a pipeline, the candidates of one shard score
     as the perceptron itself does."""

@@ -91,6 +91,7 @@ def test_dask_gives_the_weights_of_the_threads(client, n_classes, options, dtype
     assert on_dask.n_shards_ == rechunked.n_shards_ == 3
     assert same_weights(threads, on_dask)
     assert same_weights(threads, rechunked)
+    assert np.array_equal(threads.margin_, on_dask.margin_)
 
 
 @pytest.mark.parametrize(
@@ -124,6 +125,23 @@ def test_partial_fit_on_dask_mixes_once_per_call_as_the_threads(
         assert on_dask.n_shards_ == 3 and on_dask.n_iter_ == 1
         assert same_weights(threads, on_dask)
         assert np.array_equal(threads.mixed_updates_, on_dask.mixed_updates_)
+        assert np.array_equal(threads.margin_, on_dask.margin_)
+
+
+def test_warm_start_on_dask_continues_as_the_threads(client):
+    X, y = make_classification(n_samples=900, n_features=6, flip_y=0.1, random_state=1)
+    estimator = MarginPerceptron(warm_start=True, max_iter=3, random_state=0)
+    threads = ParameterMixingClassifier(estimator, n_shards=3)
+    on_dask = ParameterMixingClassifier(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(3):
+            threads.fit(X, y)
+            on_dask.fit(*chunked(X, y, 3))
+            assert same_weights(threads, on_dask)
+            assert np.array_equal(threads.mixed_updates_, on_dask.mixed_updates_)
+    with pytest.raises(ValueError, match="features"):
+        on_dask.fit(*chunked(X[:, :4], y, 3))
 
 
 def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
