@@ -202,6 +202,8 @@ def _shard_epoch(shard, state, mixed, active, settings):
             mode=settings.lift_mode,
             value=settings.lift_value,
             follow=settings.follow_norms and radius is None,
+            # after the first epoch the pooled radius holds every norm
+            seen=radius is not None,
         ),
         dict(
             max_iter=1,
