@@ -71,6 +71,18 @@ def partial_fit_codes(estimator, y, classes, first_call):
     ``classes`` is required on the first call and must not change after it;
     every label of ``y`` must be one of them.
     """
+    run_classes = partial_fit_classes(estimator, classes, first_call)
+    codes = class_codes(
+        run_classes,
+        y,
+        f"classes {run_classes.tolist()}, given on the first call to partial_fit",
+    )
+    return run_classes, codes
+
+
+def partial_fit_classes(estimator, classes, first_call):
+    """The classes of a partial_fit run: ``classes``, required on the first
+    call and the same on every later one."""
     if first_call:
         if classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -85,12 +97,7 @@ def partial_fit_codes(estimator, y, classes, first_call):
                 f"classes={unique_labels(classes).tolist()} is not the same "
                 f"as on the first call to partial_fit, {run_classes.tolist()}."
             )
-    codes = class_codes(
-        run_classes,
-        y,
-        f"classes {run_classes.tolist()}, given on the first call to partial_fit",
-    )
-    return run_classes, codes
+    return run_classes
 
 
 def problem_count(classes):

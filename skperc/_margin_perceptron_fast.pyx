@@ -50,6 +50,9 @@ cdef struct Lift:
     double* mean_norm2
     double* n_norms
     bint follow
+    # the run has seen every row: neither the largest norm nor the radius
+    # can change, and the first epoch skips the norms as later ones do
+    bint seen
 
 
 cdef struct Problems:
@@ -157,7 +160,7 @@ cdef int _run_epochs(
                 continue
             row(data, indices, indptr, i, n_features, &x, &ind, &nnz)
 
-            if epoch == 0:
+            if epoch == 0 and not lift_rule.seen:
                 nrm2 = squared_norm(x, nnz)
                 if not finite(nrm2):
                     fail(e.failure, SQUARED_RADIUS, epoch, e.n_updates[0], 0)
@@ -296,8 +299,10 @@ def run_epochs(
     copy, and of one column per problem through a padded copy.
     ``schedule`` is a validated ThresholdSchedule, every threshold times
     ``eta0``. ``lift`` is a dict: ``mode`` (a LiftMode), ``value`` (the
-    lift of FIXED_LIFT) and ``follow`` (whether RMS_LIFT adds this call's
-    examples to its mean, kept in ``run.radius[2:4]``).
+    lift of FIXED_LIFT), ``follow`` (whether RMS_LIFT adds this call's
+    examples to its mean, kept in ``run.radius[2:4]``) and, optionally,
+    ``seen`` (the run has seen every row and its radius holds: the call
+    computes no norm).
     ``stop[0]`` set by another thread ends the call with
     KeyboardInterrupt. Returns (epochs of each problem, whether each
     converged, whether the stopping rule ended each, the updates recorded
@@ -344,6 +349,7 @@ def run_epochs(
     lift_rule.mode = lift["mode"]
     lift_rule.value = lift["value"]
     lift_rule.follow = lift["follow"]
+    lift_rule.seen = lift.get("seen", False)
     lift_rule.mean_norm2 = &radius[2]
     lift_rule.n_norms = &radius[3]
     if n_samples == 0:

@@ -15,6 +15,7 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, validate_data
@@ -26,6 +27,9 @@ from ._base import (
     class_codes,
     encode_labels,
     first_class,
+    linear_margins,
+    partial_fit_classes,
+    partial_fit_codes,
     problem_count,
     rows_of,
     warn_not_converged,
@@ -78,6 +82,9 @@ class _Settings:
     lift_mode: int
     lift_value: float
     shuffle: bool
+    # whether the root mean square lift adds the examples of the first
+    # epoch: not in a warm-started fit, whose run has seen them
+    follow_norms: bool
 
 
 def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
@@ -101,21 +108,30 @@ def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
     return _Shard(rows_of(X), codes, weight)
 
 
-def _start_shard(shard, n_features, n_problems, average, seed):
-    n = len(shard.codes)
+def _new_run(n_features, n_problems, average):
     run = LinearRun.start(n_features, n_problems, average)
     # every shard reads every feature, with one column per problem
     run.coef = np.ascontiguousarray(run.coef[:, :n_problems])
     run.avg_coef = np.ascontiguousarray(run.avg_coef[:, :n_problems])
     run.features = None
+    return run
+
+
+def _start_shard(shard, seed, *, n_features, n_problems, average):
+    return _continue_shard(shard, seed, run=_new_run(n_features, n_problems, average))
+
+
+def _continue_shard(shard, seed, *, run):
+    """A shard that continues the mixed run ``run``: its weights, counts,
+    averaging sums and radius."""
     return _ShardRun(
-        run=run,
-        order=np.arange(n, dtype=np.intp),
+        run=_copy_run(run),
+        order=np.arange(len(shard.codes), dtype=np.intp),
         seed=seed,
-        updates=np.zeros(n_problems, dtype=np.int64),
-        converged=np.zeros(n_problems, dtype=bool),
-        mistakes=np.zeros(n_problems),
-        update_sum=np.zeros(n_problems),
+        updates=np.zeros(len(run.lift_coef), dtype=np.int64),
+        converged=np.zeros(len(run.lift_coef), dtype=bool),
+        mistakes=np.zeros(len(run.lift_coef)),
+        update_sum=np.zeros(len(run.lift_coef)),
     )
 
 
@@ -182,7 +198,13 @@ def _shard_epoch(shard, state, mixed, active, settings):
         settings.schedule,
         settings.eta0,
         # the root mean square lift follows the norms in the first epoch
-        dict(mode=settings.lift_mode, value=settings.lift_value, follow=radius is None),
+        dict(
+            mode=settings.lift_mode,
+            value=settings.lift_value,
+            follow=settings.follow_norms and radius is None,
+            # after the first epoch the pooled radius holds every norm
+            seen=radius is not None,
+        ),
         dict(
             max_iter=1,
             shuffle=settings.shuffle,
@@ -230,7 +252,28 @@ def _report(state):
 def _finish_shard(state, mixed):
     """The shard's run from the final mixed weights: its averaging sums,
     step and update counts."""
-    run = _copy_run(state.run)
+    return _at_mixed(state.run, mixed)
+
+
+def _shard_margins(shard, coef, intercept, settings):
+    """The geometric margin of each problem on the shard's examples of
+    positive weight, or None without any: the model's margin on the sample
+    is the smallest over the shards (every shard divides by the same
+    norm)."""
+    if not (shard.weight > 0).any():
+        return None
+    data, indices, indptr = shard.rows
+    n = len(shard.codes)
+    if len(indptr):
+        X = sp.csr_array((data, indices, indptr), shape=(n, settings.n_features))
+    else:
+        X = data.reshape(n, settings.n_features)
+    return linear_margins(X, shard.codes, settings.first, shard.weight, coef, intercept)
+
+
+def _at_mixed(run, mixed):
+    """A copy of ``run`` at the mixed weights."""
+    run = _copy_run(run)
     _take_mixed(run, mixed)
     return run
 
@@ -263,6 +306,12 @@ class _Threads:
 
     def finish(self, mixed):
         return [_finish_shard(state, mixed) for state in self.states]
+
+    def margins(self, coef, intercept, settings):
+        margins = partial(
+            _shard_margins, coef=coef, intercept=intercept, settings=settings
+        )
+        return list(self.pool.map(margins, self.shards))
 
 
 class _Dask:
@@ -297,6 +346,20 @@ class _Dask:
     def finish(self, mixed):
         return self.client.gather(
             [self.client.submit(_finish_shard, state, mixed) for state in self.states]
+        )
+
+    def margins(self, coef, intercept, settings):
+        return self.client.gather(
+            [
+                self.client.submit(
+                    _shard_margins,
+                    shard,
+                    coef=coef,
+                    intercept=intercept,
+                    settings=settings,
+                )
+                for shard in self.shards
+            ]
         )
 
 
@@ -426,15 +489,42 @@ def _lift_norm2(settings, radius):
     return radius[0] + lift * lift
 
 
-def _pooled_radius(reports):
+_SUMS = ("avg_coef", "avg_lift", "n_steps", "n_updates")
+
+
+def _mixed_run(runs, prior=None):
+    """The run of the mixed model from the shards' runs, each brought to
+    the mixed weights (``_finish_shard``): its averaging sums and step and
+    update counts are the sums of the shards', so that its average is that
+    of the weights of every step of every shard.
+
+    Shards that each continued the run ``prior`` (brought to the mixed
+    weights too) each hold its sums: they count once. One shard's run is
+    the mixed run, to the last bit."""
+    run = _copy_run(runs[0])
+    for other in runs[1:]:
+        for name in _SUMS:
+            getattr(run, name)[...] += getattr(other, name)
+    if prior is not None and len(runs) > 1:
+        for name in _SUMS:
+            getattr(run, name)[...] -= (len(runs) - 1) * getattr(prior, name)
+    return run
+
+
+def _pooled_radius(reports, prior=None):
     """The radius of the whole sample from the shards' (see LinearRun): the
     largest norm and rho^2, and the mean squared norm over all the shards'
-    examples; one shard's own radius, to the last bit."""
+    examples, those of the radius ``prior`` that each shard continued
+    counted once; one shard's own radius, to the last bit."""
     radii = np.array([report.run.radius for report in reports])
     if len(radii) == 1:
         return radii[0].copy()
-    count = radii[:, 3].sum()
-    mean = (radii[:, 2] * radii[:, 3]).sum() / count if count else 0.0
+    moments = radii[:, 2] * radii[:, 3]
+    count, total = radii[:, 3].sum(), moments.sum()
+    if prior is not None:
+        count -= (len(radii) - 1) * prior[3]
+        total -= (len(radii) - 1) * prior[2] * prior[3]
+    mean = total / count if count else 0.0
     return np.array([radii[:, 0].max(), radii[:, 1].max(), mean, count])
 
 
@@ -466,8 +556,10 @@ class ParameterMixingClassifier(
         The perceptron to train, with all its options (threshold schedule,
         averaging, intercept, class weights, stopping rule, ``max_iter``,
         ``shuffle`` and ``random_state``); ``None`` means
-        ``MarginPerceptron()``. Its ``n_jobs``, ``warm_start`` and
-        ``verbose`` are not used.
+        ``MarginPerceptron()``. Its ``warm_start=True`` makes :meth:`fit`
+        continue the mixed run of the previous call; its ``verbose``
+        prints each mixed epoch; its ``n_jobs`` is not used (the shards
+        are the parallelism).
 
     n_shards : int, default=None
         The number of shards of an array or sparse matrix: consecutive
@@ -492,7 +584,8 @@ class ParameterMixingClassifier(
         The intercepts of the decision function.
 
     n_iter_ : int
-        The number of mixed epochs.
+        The number of mixed epochs of the last call (1 for
+        :meth:`partial_fit`).
 
     n_updates_ : ndarray of shape (1,) or (n_classes,)
         The updates made by all the shards, for each one-vs-rest problem.
@@ -501,6 +594,12 @@ class ParameterMixingClassifier(
         The mixture's updates: the sum over epochs and shards of each
         shard's share times its updates, the quantity that the theorem of
         the Notes bounds.
+
+    margin_ : ndarray of shape (1,) or (n_classes,)
+        The geometric margin of each binary problem on the training data of
+        the last call, as for :class:`~skperc.MarginPerceptron`: the
+        smallest ``y * f(x) / ||coef||`` over the examples of positive
+        weight of every shard, computed where each shard lies.
 
     converged_ : bool
         Whether every problem ended with an epoch in which no shard
@@ -551,9 +650,14 @@ class ParameterMixingClassifier(
     epoch's sign mistakes are those of all the shards, and its drift is that
     of the mixed weights along the mixture's update sizes, which keeps its
     certificate (every update of size ``a`` moves the mixture by at least
-    ``share * a * eps*`` along a separator of margin ``eps*``). With
-    ``average=True`` the model is the average of the weights used at every
-    step of every shard.
+    ``share * a * eps*`` along a separator of margin ``eps*``). The averaged
+    model is the average of the weights used at every step of every shard:
+    the sum of the shards' averaging sums over the sum of their steps, each
+    shard's weights jumping to the mixed ones at each mixing. As on one
+    core, it is the model of a run that the stopping rule ends
+    (``average="auto"``, the default) and of every run with
+    ``average=True``; on noisy data the last mixed weights are one guess
+    among many, as one core's are.
 
     **What the theorems keep.** Let ``u`` be a unit separator of margin
     ``gamma`` and ``R`` the radius (with the lift). In an epoch a shard
@@ -586,6 +690,16 @@ class ParameterMixingClassifier(
     The price of mixing is in epochs: ``M`` counts each epoch's updates
     once in total, not once per shard, and a shard does not see the
     updates of the others until the next mixing.
+
+    **Continuing a run.** A warm-started :meth:`fit` and each
+    :meth:`partial_fit` start every shard from the mixed run so far: its
+    weights, update count, averaging sums and radius; the mixed run then
+    counts the steps and updates that each shard added, once. The
+    invariants of the proof above hold for the mixed weights at every
+    mixing, so the bounds hold for ``mixed_updates_`` summed over the calls.
+    A warm-started fit does not add its examples to the radius' mean
+    squared norm again, as :class:`~skperc.MarginPerceptron` does not; a
+    :meth:`partial_fit` adds those of its batch.
 
     References
     ----------
@@ -654,18 +768,134 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
-        schedule = checked_schedule(estimator.beta, estimator.alpha)
-        if _is_dask_collection(X):
-            classes, n_features, engine_of = self._dask_shards(
-                estimator, X, y, sample_weight
-            )
+        warm = estimator.warm_start and hasattr(self, "estimator_")
+        classes, n_features, engine_of = self._shards(
+            estimator, X, y, sample_weight, reset=not warm
+        )
+        if warm:
+            if not np.array_equal(classes, self.classes_):
+                raise ValueError(
+                    "warm_start=True continues the previous run, which needs the "
+                    f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
+                )
+            prior = self.estimator_._run
+            start = partial(_continue_shard, run=prior)
         else:
-            classes, n_features, engine_of = self._array_shards(
-                estimator, X, y, sample_weight
+            prior = None
+            self.mixed_updates_ = np.zeros(problem_count(classes))
+            start = partial(
+                _start_shard,
+                n_features=n_features,
+                n_problems=problem_count(classes),
+                average=bool(estimator.average),
             )
-        k = problem_count(classes)
-        average = bool(estimator.average)
-        # the first shard shuffles as the single-machine run would
+        settings, seeds = self._settings(estimator, classes, n_features, not warm)
+        with engine_of(start, seeds) as engine:
+            self._train(estimator, engine, settings, problem_count(classes), prior)
+            self._set_margins(estimator, engine, settings)
+        self._set_fitted(estimator, classes)
+        if self.stop_reason_ == "max_iter":
+            warn_not_converged(estimator)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One mixed epoch over the shards of a batch, continuing the run.
+
+        Every shard of ``X`` (its partitions for a dask collection, else
+        ``n_shards`` blocks of rows) runs one epoch from the mixed weights
+        of the run so far, and their weights are mixed once, as an epoch
+        of :meth:`fit` mixes them. Each shard continues the run's update
+        count, radius and averaging sums; the run then counts every
+        shard's steps and updates once. With one shard a call is
+        ``estimator``'s own ``partial_fit``, to the last bit. The stopping
+        rule does not apply: a stream decides its own epochs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array, dask dataframe} of \
+                shape (n_samples, n_features)
+            A batch of training data. A dask collection is trained on the
+            workers of the current dask.distributed client, its partitions
+            of rows as the shards.
+
+        y : array-like or dask array/series of shape (n_samples,)
+            Target values of the batch, partitioned as ``X`` when ``X`` is
+            a dask collection.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every class of the run: required on the first call, the same
+            on later calls.
+
+        sample_weight : array-like or dask array of shape (n_samples,), \
+                default=None
+            Non-negative weights of the examples of the batch.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        first_call = not hasattr(self, "estimator_")
+        if first_call:
+            estimator = clone(
+                MarginPerceptron() if self.estimator is None else self.estimator
+            )
+            estimator._validate_params()
+        else:
+            estimator = self.estimator_
+        if estimator.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit: the "
+                "class frequencies of a stream are not known in advance. Pass "
+                "weights computed with sklearn.utils.compute_class_weight."
+            )
+        classes, n_features, engine_of = self._shards(
+            estimator,
+            X,
+            y,
+            sample_weight,
+            partial=(classes, first_call),
+            reset=first_call,
+        )
+        if first_call:
+            run = _new_run(n_features, problem_count(classes), bool(estimator.average))
+            self.mixed_updates_ = np.zeros(len(run.lift_coef))
+        else:
+            run = estimator._run
+        settings, seeds = self._settings(estimator, classes, n_features, True)
+        with engine_of(partial(_continue_shard, run=run), seeds) as engine:
+            self._mix_once(estimator, engine, settings, run)
+            self._set_margins(estimator, engine, settings)
+        self._set_fitted(estimator, classes)
+        return self
+
+    def _shards(self, estimator, X, y, sample_weight, partial=None, reset=True):
+        """The classes, the number of features and the engine of the shards
+        of X: ``engine(start, seeds)`` runs ``start(shard, seed)`` for each
+        shard. ``partial`` is (classes, first_call) in partial_fit; X has
+        the features of the run it continues unless ``reset``."""
+        if _is_dask_collection(X):
+            return self._dask_shards(estimator, X, y, sample_weight, partial, reset)
+        return self._array_shards(estimator, X, y, sample_weight, partial, reset)
+
+    def _set_margins(self, estimator, engine, settings):
+        """margin_ of the model on the training data of the call: the
+        smallest over the shards."""
+        margins = [
+            margins
+            for margins in engine.margins(
+                estimator.coef_, estimator.intercept_, settings
+            )
+            if margins is not None
+        ]
+        estimator.margin_ = (
+            np.min(margins, axis=0) if margins else np.zeros(len(estimator.intercept_))
+        )
+
+    def _settings(self, estimator, classes, n_features, follow_norms):
+        """What every shard needs of the estimator, and each shard's seed:
+        the first shard shuffles as the single-machine run would."""
         seed = estimator._run_seed()
         seeds = [seed] + [
             int(s)
@@ -677,32 +907,41 @@ class ParameterMixingClassifier(
         settings = _Settings(
             n_features=n_features,
             first=first_class(classes),
-            schedule=schedule,
+            schedule=checked_schedule(estimator.beta, estimator.alpha),
             eta0=float(estimator.eta0),
             lift_mode=int(mode),
             lift_value=value,
             shuffle=bool(estimator.shuffle),
+            follow_norms=follow_norms,
         )
-        with engine_of(k, average, seeds) as engine:
-            self._train(estimator, engine, settings, k, n_features)
+        return settings, seeds
+
+    def _set_fitted(self, estimator, classes):
         estimator.classes_ = self.classes_ = classes
         estimator.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):
             estimator.feature_names_in_ = self.feature_names_in_
         self.estimator_ = estimator
-        for name in ("coef_", "intercept_", "n_iter_", "n_updates_", "converged_"):
+        for name in (
+            "coef_",
+            "intercept_",
+            "n_iter_",
+            "n_updates_",
+            "converged_",
+            "margin_",
+        ):
             setattr(self, name, getattr(estimator, name))
         self.stop_reason_ = estimator.stop_reason_
-        if self.stop_reason_ == "max_iter":
-            warn_not_converged(estimator)
-        return self
 
-    def _array_shards(self, estimator, X, y, sample_weight):
-        X, y = validate_data(self, X, y, **estimator._validation())
+    def _array_shards(self, estimator, X, y, sample_weight, partial, reset):
+        X, y = validate_data(self, X, y, reset=reset, **estimator._validation())
         check_sparse_structure(X)
         check_classification_targets(y)
-        classes, codes = encode_labels(y)
-        check_class_count(estimator, classes)
+        if partial is None:
+            classes, codes = encode_labels(y)
+            check_class_count(estimator, classes)
+        else:
+            classes, codes = partial_fit_codes(self, y, *partial)
         weight = estimator._example_weights(X, y, codes, classes, sample_weight)
         self.n_shards_ = min(self.n_shards or 2, X.shape[0])
         bounds = np.linspace(0, X.shape[0], self.n_shards_ + 1).astype(np.intp)
@@ -711,16 +950,15 @@ class ParameterMixingClassifier(
             for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
         ]
 
-        def engine(k, average, seeds):
+        def engine(start, seeds):
             starts = [
-                _start_shard(shard, X.shape[1], k, average, seed)
-                for shard, seed in zip(shards, seeds, strict=True)
+                start(shard, seed) for shard, seed in zip(shards, seeds, strict=True)
             ]
             return _Threads(shards, starts)
 
         return classes, X.shape[1], engine
 
-    def _dask_shards(self, estimator, X, y, sample_weight):
+    def _dask_shards(self, estimator, X, y, sample_weight, partial, reset):
         import dask
         import dask.array as da
         from distributed import get_client
@@ -751,10 +989,19 @@ class ParameterMixingClassifier(
                 f"X has {X.shape[0]} rows and y {y.shape[0]} labels; they must "
                 "be as many."
             )
-        labels, counts = dask.compute(*da.unique(y, return_counts=True))
-        check_classification_targets(labels)
-        classes = np.asarray(labels)
-        check_class_count(estimator, classes)
+        if partial is None:
+            labels, counts = dask.compute(*da.unique(y, return_counts=True))
+            check_classification_targets(labels)
+            classes = np.asarray(labels)
+            check_class_count(estimator, classes)
+        else:
+            # the labels are checked against the classes on the workers
+            classes = partial_fit_classes(self, *partial)
+        if not reset and X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
         class_weight = None
         if estimator.class_weight == "balanced":
             class_weight = X.shape[0] / (len(classes) * counts)
@@ -781,19 +1028,23 @@ class ParameterMixingClassifier(
             ]
         )
 
-        def engine(k, average, seeds):
+        def engine(start, seeds):
             starts = [
-                client.submit(_start_shard, shard, X.shape[1], k, average, seed)
+                client.submit(start, shard, seed)
                 for shard, seed in zip(shards, seeds, strict=True)
             ]
             return _Dask(client, shards, starts)
 
         return classes, X.shape[1], engine
 
-    def _train(self, estimator, engine, settings, k, n_features):
-        """The mixed epochs; sets the estimator's run and fitted attributes."""
-        coef = np.zeros((n_features, k))
-        lift_coef = np.zeros(k)
+    def _train(self, estimator, engine, settings, k, prior):
+        """The mixed epochs of a new run, or of one that continues the run
+        ``prior``; sets the estimator's run and fitted attributes."""
+        n_features = settings.n_features
+        if prior is None:
+            coef, lift_coef = np.zeros((n_features, k)), np.zeros(k)
+        else:
+            coef, lift_coef = prior.coef, prior.lift_coef
         radius = None
         tol = estimator.tol
         rule = _MixedStoppingRule(
@@ -806,7 +1057,7 @@ class ParameterMixingClassifier(
         n_epochs = np.zeros(k, dtype=np.int64)
         converged = np.zeros(k, dtype=bool)
         stopped = np.zeros(k, dtype=bool)
-        mixed_updates = np.zeros(k)
+        mixed_updates = self.mixed_updates_.copy()
         for _ in range(estimator.max_iter):
             active = ~(converged | stopped)
             if not active.any():
@@ -821,7 +1072,9 @@ class ParameterMixingClassifier(
             if radius is None:
                 # after the first epoch every shard has seen its examples:
                 # the radius of the whole sample holds from then on
-                radius = _pooled_radius(reports)
+                radius = _pooled_radius(
+                    reports, None if prior is None else prior.radius
+                )
             n_epochs += active
             converged = active & np.all([r.converged for r in reports], axis=0)
             mistakes = np.zeros(k)
@@ -841,27 +1094,49 @@ class ParameterMixingClassifier(
                     f"{int(sum(r.updates.sum() for r in reports))} updates, "
                     f"{int((~(converged | stopped)).sum())} problem(s) still updating"
                 )
-        runs = engine.finish((coef, lift_coef, radius))
-        avg_coef, avg_lift = runs[0].avg_coef.copy(), runs[0].avg_lift.copy()
-        n_steps, n_updates = runs[0].n_steps.copy(), runs[0].n_updates.copy()
-        for run in runs[1:]:
-            avg_coef += run.avg_coef
-            avg_lift += run.avg_lift
-            n_steps += run.n_steps
-            n_updates += run.n_updates
-        estimator._run = LinearRun(
-            coef=coef,
-            lift_coef=lift_coef,
-            avg_coef=avg_coef,
-            avg_lift=avg_lift,
-            n_updates=n_updates,
-            n_steps=n_steps,
-            radius=radius,
-        )
-        estimator.coef_, estimator.intercept_ = estimator._model(
-            estimator._averaged(stopped)
-        )
-        estimator.n_updates_ = n_updates
-        estimator._set_progress(n_epochs, converged, stopped)
-        estimator.radius_ = float(np.sqrt(radius[0]))
         self.mixed_updates_ = mixed_updates
+        mixed = (coef, lift_coef, radius)
+        _end_run(
+            estimator,
+            _mixed_run(
+                engine.finish(mixed),
+                prior=None if prior is None else _at_mixed(prior, mixed),
+            ),
+            n_epochs,
+            converged,
+            stopped,
+        )
+
+    def _mix_once(self, estimator, engine, settings, run):
+        """One epoch of every shard from the run ``run``, mixed; sets the
+        estimator's run and fitted attributes."""
+        k = len(run.lift_coef)
+        # each shard follows the norms of its examples from the run's radius
+        reports = engine.epoch(
+            (run.coef, run.lift_coef, None), np.ones(k, dtype=bool), settings
+        )
+        coef, lift_coef = _mix(reports, run.coef, run.lift_coef)
+        self.mixed_updates_ = self.mixed_updates_ + _mixture(
+            reports, [r.updates.astype(np.float64) for r in reports], np.zeros(k)
+        )
+        mixed = (coef, lift_coef, _pooled_radius(reports, run.radius))
+        converged = np.all([r.converged for r in reports], axis=0)
+        _end_run(
+            estimator,
+            _mixed_run(engine.finish(mixed), prior=_at_mixed(run, mixed)),
+            np.ones(k, dtype=np.int64),
+            converged,
+            np.zeros(k, dtype=bool),
+        )
+
+
+def _end_run(estimator, run, n_epochs, converged, stopped):
+    """Set the mixed run ``run`` and the fitted attributes of the
+    perceptron."""
+    estimator._run = run
+    estimator.coef_, estimator.intercept_ = estimator._model(
+        estimator._averaged(stopped)
+    )
+    estimator.n_updates_ = run.n_updates
+    estimator._set_progress(n_epochs, converged, stopped)
+    estimator.radius_ = float(np.sqrt(run.radius[0]))

@@ -197,6 +197,248 @@ def test_noisy_data_reaches_the_single_machine_accuracy():
     assert mixed >= single - 0.005
 
 
+def test_the_average_is_over_every_step_of_every_shard():
+    """After one epoch from zero, each shard's steps are those of a
+    single-machine epoch over its own rows: the mixed average is their
+    averages weighted by the shards' sizes."""
+    options = dict(average=True, max_iter=1, tol=None, shuffle=False)
+    for seed in range(5):
+        X, y = noisy(2, random_state=seed, n_samples=301)
+        bounds = [0, 100, 200, 301]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            parts = [
+                MarginPerceptron(fit_intercept=False, **options).fit(X[a:b], y[a:b])
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+            mixed = ParameterMixingClassifier(
+                MarginPerceptron(fit_intercept=False, **options), n_shards=3
+            ).fit(X, y)
+        expected = sum(
+            (b - a) * part.coef_
+            for part, a, b in zip(parts, bounds[:-1], bounds[1:], strict=True)
+        ) / len(y)
+        np.testing.assert_allclose(mixed.coef_, expected, rtol=1e-12, atol=1e-12)
+        # not the last mixed weights
+        assert not np.allclose(mixed.coef_, mixed.estimator_._run.coef.T)
+
+
+def test_a_stopped_run_answers_with_its_average():
+    """As on one core, a mixed run that the stopping rule ends answers with
+    its averaged weights (average="auto"), a separated one with its last."""
+    X, y = noisy(2, n_samples=600)
+    runs = {
+        average: ParameterMixingClassifier(
+            MarginPerceptron(average=average, random_state=0), n_shards=3
+        ).fit(X, y)
+        for average in ("auto", True, False)
+    }
+    assert runs["auto"].stop_reason_ == "no_improvement"
+    assert np.array_equal(runs["auto"].coef_, runs[True].coef_)
+    assert np.array_equal(runs["auto"].intercept_, runs[True].intercept_)
+    assert not np.array_equal(runs["auto"].coef_, runs[False].coef_)
+    X, y = make_margin_classification(300, 5, margin=0.1, random_state=0)
+    separated = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0), n_shards=3
+    ).fit(X, y)
+    assert separated.stop_reason_ == "separated"
+    last = separated.estimator_._run
+    assert np.array_equal(separated.coef_, last.coef.T)
+
+
+def batches(X, y, n_batches):
+    bounds = np.linspace(0, len(y), n_batches + 1).astype(int)
+    return [(X[a:b], y[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"average": True}, {"beta": "power"}, {"beta": "scale", "eta0": 0.37}],
+    ids=str,
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["float64", "csr"])
+def test_partial_fit_with_one_shard_is_the_single_machine_partial_fit(
+    options, n_classes, layout
+):
+    X, y = noisy(n_classes, n_samples=450)
+    if layout == "csr":
+        X = sp.csr_array(X)
+    classes = np.unique(y)
+    single = MarginPerceptron(random_state=0, **options)
+    mixed = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0, **options), n_shards=1
+    )
+    for Xb, yb in batches(X, y, 3):
+        single.partial_fit(Xb, yb, classes=classes)
+        mixed.partial_fit(Xb, yb, classes=classes)
+        assert same_model(single, mixed)
+        assert mixed.converged_ == single.converged_
+        assert mixed.estimator_.radius_ == single.radius_
+
+
+def rosenblatt_epoch(w, X, s):
+    """One epoch of Rosenblatt's perceptron in order from w on labels s in
+    {-1, 1}: the last weights, the updates, the sum of the weights after
+    every example."""
+    w, updates, total = w.copy(), 0, np.zeros_like(w)
+    for x, label in zip(X, s, strict=True):
+        if label * (w @ x) <= 0:
+            w += label * x
+            updates += 1
+        total += w
+    return w, updates, total
+
+
+@pytest.mark.parametrize("n_shards", [2, 3])
+def test_partial_fit_mixes_once_per_call(n_shards):
+    """Each call runs one epoch of every shard from the mixed weights and
+    mixes them by their updates; the average is that of the weights after
+    every example of every shard of every call (a reference written
+    apart)."""
+    options = dict(fit_intercept=False, shuffle=False, eta0=1.0)
+    for seed in range(4):
+        X, y = noisy(2, random_state=seed, n_samples=420)
+        runs = {
+            average: ParameterMixingClassifier(
+                MarginPerceptron(average=average, **options), n_shards=n_shards
+            )
+            for average in (False, True)
+        }
+        w, total, steps, all_updates, mixture = np.zeros(X.shape[1]), 0.0, 0, 0, 0.0
+        for Xb, yb in batches(X, y, 3):
+            for clf in runs.values():
+                clf.partial_fit(Xb, yb, classes=[0, 1])
+            bounds = np.linspace(0, len(yb), n_shards + 1).astype(int)
+            epochs = [
+                rosenblatt_epoch(w, Xb[a:b], 2 * yb[a:b] - 1)
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+            updates = np.array([u for _, u, _ in epochs])
+            if updates.sum():
+                w = sum(u * last for last, u, _ in epochs) / updates.sum()
+            total = total + sum(t for _, _, t in epochs)
+            steps += len(yb)
+            all_updates += updates.sum()
+            mixture += (updates**2).sum() / max(updates.sum(), 1)
+            np.testing.assert_allclose(runs[False].coef_[0], w, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(
+                runs[True].coef_[0], total / steps, rtol=1e-9, atol=1e-9
+            )
+            assert runs[True].n_updates_[0] == all_updates
+            assert runs[True].estimator_._run.n_steps[0] == steps
+            assert runs[True].mixed_updates_[0] == pytest.approx(mixture)
+
+
+def test_partial_fit_once_is_one_epoch_of_fit():
+    """From a new run, a call is the first mixed epoch of fit, to the last
+    bit."""
+    for n_classes in (2, 3):
+        X, y = noisy(n_classes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fitted = ParameterMixingClassifier(
+                MarginPerceptron(max_iter=1, tol=None, random_state=0), n_shards=3
+            ).fit(X, y)
+        once = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0), n_shards=3
+        ).partial_fit(X, y, classes=np.unique(y))
+        assert same_model(fitted, once)
+        assert np.array_equal(fitted.mixed_updates_, once.mixed_updates_)
+
+
+def test_partial_fit_refuses_what_it_cannot_continue():
+    X, y = noisy(2)
+    clf = ParameterMixingClassifier(MarginPerceptron(random_state=0))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, y)
+    clf.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"labels \[2\]"):
+        clf.partial_fit(X, np.where(y == 1, 2, y))
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="balanced"):
+        ParameterMixingClassifier(
+            MarginPerceptron(class_weight="balanced")
+        ).partial_fit(X, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"average": True, "beta": "power"}, {"tol": None}], ids=str
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("layout", ["float64", "csr"])
+def test_warm_start_with_one_shard_is_the_single_machine_warm_start(
+    options, n_classes, layout
+):
+    X, y = noisy(n_classes)
+    if layout == "csr":
+        X = sp.csr_array(X)
+    options = dict(random_state=0, warm_start=True, max_iter=4, **options)
+    single = MarginPerceptron(**options)
+    mixed = ParameterMixingClassifier(MarginPerceptron(**options), n_shards=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(3):
+            single.fit(X, y)
+            mixed.fit(X, y)
+            assert same_model(single, mixed)
+            assert np.array_equal(single.margin_, mixed.margin_)
+
+
+@pytest.mark.parametrize("n_shards", [2, 4])
+def test_warm_start_continues_the_mixed_run(n_shards):
+    """A warm-started fit continues the mixture: its updates over both fits
+    stay within Novikoff's bound, and the run counts every step once."""
+    for seed, X, y, R, eps in separable_samples(8):
+        options = dict(fit_intercept=False, tol=None, eta0=0.37, random_state=seed)
+        clf = ParameterMixingClassifier(
+            MarginPerceptron(max_iter=2, warm_start=True, **options),
+            n_shards=n_shards,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y)
+        first = clf.mixed_updates_.copy()
+        epochs = clf.n_iter_
+        clf.set_params(estimator__max_iter=100_000).fit(X, y)
+        assert clf.converged_ and clf.score(X, y) == 1.0
+        assert clf.mixed_updates_[0] >= first[0]
+        assert clf.mixed_updates_[0] <= (R / eps) ** 2 * SLACK
+        assert clf.estimator_._run.n_steps[0] == len(y) * (epochs + clf.n_iter_)
+    with pytest.raises(ValueError, match="same classes"):
+        clf.fit(
+            X[y == y[0]][:3].tolist() + X[y != y[0]][:3].tolist(), [5] * 3 + [6] * 3
+        )
+
+
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 5])
+def test_margin_is_that_of_the_model_on_the_sample(n_shards):
+    """margin_ is the smallest over the shards of the examples of positive
+    weight, that of skperc.metrics.margin on them, to the last bit."""
+    for n_classes, sample in [(2, "separable"), (2, "noisy"), (3, "noisy")]:
+        if sample == "separable":
+            X, y = make_margin_classification(300, 5, margin=0.1, random_state=0)
+        else:
+            X, y = noisy(n_classes)
+        weight = np.ones(len(y))
+        # the shards of the first rows have no example of positive weight
+        weight[: len(y) // 2] = 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf = ParameterMixingClassifier(
+                MarginPerceptron(random_state=0), n_shards=n_shards
+            ).fit(X, y, weight)
+            unweighted = ParameterMixingClassifier(
+                MarginPerceptron(random_state=0), n_shards=n_shards
+            ).fit(X, y)
+        kept = weight > 0
+        assert np.array_equal(clf.margin_, margin(clf, X[kept], y[kept]))
+        assert np.array_equal(unweighted.margin_, margin(unweighted, X, y))
+        if sample == "separable":
+            assert unweighted.margin_[0] > 0
+
+
 def test_pipeline_and_grid_search():
     """In a grid search over a pipeline, the candidates of one shard score
     as the perceptron itself does."""

@@ -91,6 +91,69 @@ def test_dask_gives_the_weights_of_the_threads(client, n_classes, options, dtype
     assert on_dask.n_shards_ == rechunked.n_shards_ == 3
     assert same_weights(threads, on_dask)
     assert same_weights(threads, rechunked)
+    assert np.array_equal(threads.margin_, on_dask.margin_)
+
+
+@pytest.mark.parametrize(
+    "n_classes, options",
+    [(2, {}), (3, {"average": True, "beta": "power", "class_weight": {0: 2.0}})],
+)
+def test_partial_fit_on_dask_mixes_once_per_call_as_the_threads(
+    client, n_classes, options
+):
+    """Each call on a dask collection is one mixed epoch of its partitions,
+    the same as the threads' on the same shards, call after call."""
+    X, y = make_classification(
+        n_samples=1200,
+        n_features=6,
+        n_informative=4,
+        n_classes=n_classes,
+        flip_y=0.1,
+        random_state=0,
+    )
+    weight = np.random.RandomState(0).uniform(0, 2, len(y))
+    classes = np.unique(y)
+    threads = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0, **options), n_shards=3
+    )
+    on_dask = ParameterMixingClassifier(MarginPerceptron(random_state=0, **options))
+    for batch in np.array_split(np.arange(len(y)), 3):
+        Xb, yb, wb = X[batch], y[batch], weight[batch]
+        threads.partial_fit(Xb, yb, classes=classes, sample_weight=wb)
+        Xd, yd, wd = chunked(Xb, yb, 3, wb)
+        on_dask.partial_fit(Xd, yd, classes=classes, sample_weight=wd)
+        assert on_dask.n_shards_ == 3 and on_dask.n_iter_ == 1
+        assert same_weights(threads, on_dask)
+        assert np.array_equal(threads.mixed_updates_, on_dask.mixed_updates_)
+        assert np.array_equal(threads.margin_, on_dask.margin_)
+
+
+def test_warm_start_on_dask_continues_as_the_threads(client):
+    X, y = make_classification(n_samples=900, n_features=6, flip_y=0.1, random_state=1)
+    estimator = MarginPerceptron(warm_start=True, max_iter=3, random_state=0)
+    threads = ParameterMixingClassifier(estimator, n_shards=3)
+    on_dask = ParameterMixingClassifier(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for _ in range(3):
+            threads.fit(X, y)
+            on_dask.fit(*chunked(X, y, 3))
+            assert same_weights(threads, on_dask)
+            assert np.array_equal(threads.mixed_updates_, on_dask.mixed_updates_)
+    with pytest.raises(ValueError, match="features"):
+        on_dask.fit(*chunked(X[:, :4], y, 3))
+
+
+def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
+    X, y = make_classification(n_samples=300, n_features=5, random_state=0)
+    clf = ParameterMixingClassifier(MarginPerceptron(random_state=0))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(*chunked(X, y, 2))
+    clf.partial_fit(*chunked(X, y, 2), classes=[0, 1])
+    with pytest.raises(ValueError, match=r"labels \[2\]"):
+        clf.partial_fit(*chunked(X, np.where(y == 1, 2, y), 2))
+    with pytest.raises(ValueError, match="features"):
+        clf.partial_fit(*chunked(X[:, :3], y, 2))
 
 
 def test_dask_dataframe(client):
