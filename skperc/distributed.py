@@ -125,22 +125,13 @@ def _continue_shard(shard, seed, *, run):
     """A shard that continues the mixed run ``run``: its weights, counts,
     averaging sums and radius."""
     return _ShardRun(
-        run=_copy_run(run),
+        run=run.copy(),
         order=np.arange(len(shard.codes), dtype=np.intp),
         seed=seed,
         updates=np.zeros(len(run.lift_coef), dtype=np.int64),
         converged=np.zeros(len(run.lift_coef), dtype=bool),
         mistakes=np.zeros(len(run.lift_coef)),
         update_sum=np.zeros(len(run.lift_coef)),
-    )
-
-
-def _copy_run(run):
-    return LinearRun(
-        **{
-            name: None if value is None else value.copy()
-            for name, value in vars(run).items()
-        },
     )
 
 
@@ -171,7 +162,7 @@ def _shard_epoch(shard, state, mixed, active, settings):
     in the first epoch (each shard then follows its own); ``active`` the
     problems still training. The input state is not changed.
     """
-    run = _copy_run(state.run)
+    run = state.run.copy()
     order = state.order.copy()
     radius = mixed[2]
     _take_mixed(run, mixed)
@@ -273,7 +264,7 @@ def _shard_margins(shard, coef, intercept, settings):
 
 def _at_mixed(run, mixed):
     """A copy of ``run`` at the mixed weights."""
-    run = _copy_run(run)
+    run = run.copy()
     _take_mixed(run, mixed)
     return run
 
@@ -501,7 +492,7 @@ def _mixed_run(runs, prior=None):
     Shards that each continued the run ``prior`` (brought to the mixed
     weights too) each hold its sums: they count once. One shard's run is
     the mixed run, to the last bit."""
-    run = _copy_run(runs[0])
+    run = runs[0].copy()
     for other in runs[1:]:
         for name in _SUMS:
             getattr(run, name)[...] += getattr(other, name)
