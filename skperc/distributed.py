@@ -927,6 +927,10 @@ class ParameterMixingClassifier(
     def _array_shards(self, estimator, X, y, sample_weight, partial, reset):
         X, y = validate_data(self, X, y, reset=reset, **estimator._validation())
         check_sparse_structure(X)
+        if reset:
+            # a new run refuses input whose products underflow, as the
+            # estimator's own fit does
+            estimator._check_input(X, warm=False)
         check_classification_targets(y)
         if partial is None:
             classes, codes = encode_labels(y)

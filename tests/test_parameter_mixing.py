@@ -527,3 +527,17 @@ def expected_failed_checks(estimator):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_input_whose_products_underflow_is_refused_before_any_work():
+    """As in MarginPerceptron: separable data scaled to 1e-170 would train
+    on products that vanish and end in a wrong model without a sign."""
+    X, y = make_margin_classification(60, 3, margin=0.2, random_state=0)
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier(n_shards=2).fit(X * 1e-170, y)
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier(n_shards=2).partial_fit(
+            X * 1e-170, y, classes=np.unique(y)
+        )
+    # the same data at a normal scale trains
+    ParameterMixingClassifier(n_shards=2).fit(X, y)
