@@ -4,8 +4,8 @@ partial_fit calls all count, and out-of-range parameters are refused; on
 high-dimensional sparse input a call costs what its batch holds."""
 
 import contextlib
-import threading
 import pickle
+import threading
 import tracemalloc
 import warnings
 
