@@ -400,9 +400,11 @@ class KernelPerceptron(BasePerceptron):
     ``X``), in ``O(nnz)`` per column on CSR rows; each product of two rows
     sums in feature order in double precision, so that dense and CSR,
     float32 and float64 input of the same values give the same model bit
-    for bit. These columns equal ``pairwise_kernels`` to rounding (the RBF
-    column evaluates its exponential in arithmetic that vectorizes, within
-    one ulp of the C library's, and gives 0 below ``exp(-707)``). The
+    for bit (float32 rows take half the memory, and more time per column:
+    each value is converted in the sums). These columns equal
+    ``pairwise_kernels`` to rounding (the RBF column evaluates its
+    exponential in arithmetic that vectorizes, within one ulp of the C
+    library's, and gives 0 below ``exp(-707)``). The
     ``"precomputed"`` column is read from the Gram matrix; the other
     kernels' columns come from ``pairwise_kernels`` (or from
     :func:`~skperc.kernels.inverse_dot_kernel`), on float64 rows. A

@@ -659,8 +659,8 @@ def run_epochs(
     update the state in place.
 
     The kernel is ``spec`` on ``rows``, or, for KERNEL_PYTHON,
-    ``compute_column(j, slot)``, which writes the column
-    of point j into ``columns[slot]``. ``rows`` are the points, a C-ordered
+    ``compute_column(j, slot)``, which writes the column of point j into
+    ``columns[slot]``. ``rows`` are the points, a C-ordered
     float64 or float32 array or a CSR matrix with int32, sorted and unique
     indices (the same bits either way), or the Gram matrix (float64);
     ``sq_norms`` their squared_norms. ``columns`` is the cache, one column
@@ -1236,9 +1236,9 @@ def run_budget_epochs(
     int64_t[::1] failure,
 ):
     """Run up to ``control.max_iter`` budgeted epochs over the examples in
-    visit, the rows of ``X``: a C-ordered float64 or float32 array or a CSR matrix
-    with int32 indices (the same bits either way); update ``support`` in
-    place.
+    visit, the rows of ``X``: a C-ordered float64 or float32 array or a
+    CSR matrix with int32 indices (the same bits either way); update
+    ``support`` in place.
 
     ``support`` holds the support vectors in slots: ``rows`` (capacity + 1
     rows, the last one scratch), ``sq_norms`` (capacity + 1, computed
