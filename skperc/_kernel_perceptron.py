@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._atomic import consistent_read
 from ._base import (
     BasePerceptron,
+    canonical,
     check_finite_scores,
     check_no_underflow,
     check_sparse_structure,
@@ -29,15 +30,18 @@ from ._kernel_perceptron_fast import (
     KernelKind,
     column_cache,
     kernel_diagonal,
+    kernel_products,
     run_budget_epochs,
     run_epochs,
+    squared_norms,
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._overflow import Quantity
 from .kernels import inverse_dot_kernel
 
-# The kernels the compiled loop computes itself on dense rows; the others
-# are computed by pairwise_kernels.
+# The kernels the compiled loop computes itself (on dense or CSR rows, float64
+# or float32, but for the Gram matrix); the others are computed by
+# pairwise_kernels, on float64 rows.
 _COMPILED_KERNELS = {
     "linear": KernelKind.KERNEL_LINEAR,
     "poly": KernelKind.KERNEL_POLY,
@@ -52,9 +56,9 @@ _REMEDY = "or use a kernel of smaller values"
 # the kernels that read gamma (as nu for inverse_dot)
 _KERNELS_WITH_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2", "inverse_dot"}
 
-# The kernels that the budgeted loop computes on the features of dense or
-# CSR rows: it keeps the support vectors themselves.
-_BUDGET_KERNELS = {"linear", "poly", "polynomial", "rbf", "sigmoid"}
+# The kernels computed on the features of dense or CSR rows, float64 or
+# float32; the budgeted loop keeps the support vectors themselves.
+_FEATURE_KERNELS = {"linear", "poly", "polynomial", "rbf", "sigmoid"}
 
 _BUDGET_STRATEGIES = {
     "remove": BudgetStrategy.BUDGET_REMOVE,
@@ -105,7 +109,7 @@ class KernelRun:
     def start(cls, X, n_problems, average):
         averaged = n_problems if average else 0
         return cls(
-            rows=X[:0],
+            rows=X[:0].astype(np.float64),
             codes=np.zeros(0, dtype=np.int32),
             index=np.zeros(0, dtype=np.int64),
             coef=np.zeros((n_problems, 0)),
@@ -191,15 +195,15 @@ class BudgetSupport:
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[order]
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
-        gram = estimator._kernel(rows, rows)
+        products = estimator._training_products(rows, rows, np.vstack([coef, avg]))
         return KernelRun(
             rows=sp.csr_matrix(rows) if sp.issparse(X) else rows,
             codes=self.code[order],
             index=self.index[order],
             coef=coef,
             avg=avg,
-            f=coef @ gram,
-            g=avg @ gram,
+            f=products[:, : len(coef)].T,
+            g=products[:, len(coef) :].T,
             n_updates=counters.n_updates,
             n_steps=counters.n_steps,
             radius=counters.radius,
@@ -390,17 +394,25 @@ class KernelPerceptron(BasePerceptron):
     ``O(n_samples * n_classes)`` plus the cache of columns, and time is
     ``O(n_samples)`` per epoch plus ``O(n_samples * n_features)`` per
     kernel column computed (one per update of an example whose column is
-    not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"``,
-    ``"sigmoid"`` and ``"precomputed"`` columns are computed in the
-    compiled loop on dense input (equal to ``pairwise_kernels`` to
-    rounding: the RBF column evaluates its exponential in arithmetic that
-    vectorizes, within one ulp of the C library's, and gives 0 below
-    ``exp(-707)``), the others by ``pairwise_kernels`` (or by
-    :func:`~skperc.kernels.inverse_dot_kernel`). A multiclass problem is
-    one-vs-rest in a single pass: one column serves every class that an
-    example updates. :meth:`decision_function` evaluates the kernel
-    between the samples and the support vectors only, in batches of
-    scikit-learn's ``working_memory``.
+    not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"`` and
+    ``"sigmoid"`` columns are computed in the compiled loop on dense or CSR
+    rows, float64 or float32 (read as they are, without a float64 copy of
+    ``X``), in ``O(nnz)`` per column on CSR rows; each product of two rows
+    sums in feature order in double precision, so that dense and CSR,
+    float32 and float64 input of the same values give the same model bit
+    for bit (float32 rows take half the memory, and more time per column:
+    each value is converted in the sums). These columns equal
+    ``pairwise_kernels`` to rounding (the RBF column evaluates its
+    exponential in arithmetic that vectorizes, within one ulp of the C
+    library's, and gives 0 below ``exp(-707)``). The
+    ``"precomputed"`` column is read from the Gram matrix; the other
+    kernels' columns come from ``pairwise_kernels`` (or from
+    :func:`~skperc.kernels.inverse_dot_kernel`), on float64 rows. A
+    multiclass problem is one-vs-rest in a single pass: one column serves
+    every class that an example updates. :meth:`decision_function`
+    evaluates the kernel between the samples and the support vectors only,
+    by ``pairwise_kernels`` in batches of scikit-learn's
+    ``working_memory``.
 
     A ``budget`` that the sample can exceed changes the loop (with the
     ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, on
@@ -603,9 +615,14 @@ class KernelPerceptron(BasePerceptron):
         precomputed = self.kernel == "precomputed"
         return dict(
             accept_sparse=False if precomputed else "csr",
-            dtype=np.float64,
+            dtype=[np.float64, np.float32] if self._on_features() else np.float64,
             order="C",
         )
+
+    def _on_features(self):
+        """Whether the kernel is one the compiled loops compute on the
+        features, which read float32 rows without a copy."""
+        return isinstance(self.kernel, str) and self.kernel in _FEATURE_KERNELS
 
     def _check_input(self, X, warm):
         if (
@@ -622,7 +639,8 @@ class KernelPerceptron(BasePerceptron):
         if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
             check_no_underflow(X, "the kernel values and decision values")
         if self.kernel != "precomputed":
-            return _narrow_indices(X)
+            # the compiled kernels sum CSR rows in feature order
+            return _narrow_indices(canonical(X))
         if warm:
             raise ValueError(
                 "warm_start=True needs the kernel between the new samples and "
@@ -751,7 +769,12 @@ class KernelPerceptron(BasePerceptron):
             # NaN from finite squared norms is the kernel's own; from norms
             # that overflow it is inf - inf, an overflow
             with np.errstate(over="ignore"):
-                norms_finite = np.isfinite(row_norms(points, squared=True)).all()
+                norms = (
+                    squared_norms(points)
+                    if self._on_features()
+                    else row_norms(points, squared=True)
+                )
+            norms_finite = np.isfinite(norms).all()
             if norms_finite:
                 self._raise_nan_kernel(failure[1])
             failure[0] = Quantity.KERNEL_VALUE
@@ -796,8 +819,7 @@ class KernelPerceptron(BasePerceptron):
         and the batch may exceed, with a kernel that it computes."""
         return (
             self.budget is not None
-            and isinstance(self.kernel, str)
-            and self.kernel in _BUDGET_KERNELS
+            and self._on_features()
             and self.budget < len(self._run.index) + X.shape[0]
         )
 
@@ -806,26 +828,12 @@ class KernelPerceptron(BasePerceptron):
         _train does."""
         run = self._run
         support = BudgetSupport.holding(run, self.budget, X.shape[1])
-        if sp.issparse(X):
-            dense = np.empty((0, X.shape[1]))
-            csr = (X.data, X.indices, X.indptr.astype(np.int64))
-        else:
-            dense, csr = X, (np.empty(0), np.empty(0, np.int32), np.empty(0, np.int64))
-        spec = dict(
-            kind=_COMPILED_KERNELS[self.kernel],
-            gamma=self._gamma(),
-            coef0=self.coef0,
-            degree=self.degree,
-        )
-        # The diagonal reads the squared norms only.
-        diag = kernel_diagonal(
-            np.empty((X.shape[0], 0)), row_norms(X, squared=True), spec
-        )
+        spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
+        diag = kernel_diagonal(squared_norms(X), spec)
         counters = run.counters()
         failure = new_failure()
         n_epochs, converged, stopped, updates = run_budget_epochs(
-            dense,
-            csr,
+            X,
             spec,
             diag,
             codes.astype(np.int32),
@@ -843,7 +851,7 @@ class KernelPerceptron(BasePerceptron):
         )
         check_failure(failure, _REMEDY)
         self._run = support.kept(counters, run.n_seen + X.shape[0], self, X)
-        products = self._kernel_products(
+        products = self._training_products(
             X, self._run.rows, np.vstack([self._run.coef, self._run.avg])
         )
         n_problems = len(self._run.coef)
@@ -895,8 +903,12 @@ class KernelPerceptron(BasePerceptron):
         stack = (
             sp.vstack if sp.issparse(X) or sp.issparse(self._run.rows) else np.vstack
         )
-        points = stack([self._run.rows, X]).astype(np.float64)
-        return points.tocsr() if sp.issparse(points) else points
+        points = stack([self._run.rows, X])
+        return (
+            _narrow_indices(canonical(points.tocsr()))
+            if sp.issparse(points)
+            else points
+        )
 
     def _function_on(self, points, X):
         """The function so far on the points: the support's values kept, the
@@ -920,7 +932,7 @@ class KernelPerceptron(BasePerceptron):
         work.queue[:n_old] = np.arange(n_old)
         work.in_support[:n_old] = 1
         if n_old:
-            products = self._kernel_products(
+            products = self._training_products(
                 X, run.rows, np.vstack([run.coef, run.avg])
             )
             work.f[:, n_old:] = products[:, :n_problems].T
@@ -931,20 +943,41 @@ class KernelPerceptron(BasePerceptron):
         """What the compiled loop computes the kernel from: the rows and
         their squared norms (none for a kernel computed in Python), the
         kernel's parameters, and k(x, x) of each point."""
-        kind = _COMPILED_KERNELS.get(self.kernel, KernelKind.KERNEL_PYTHON)
-        if sp.issparse(points) or not isinstance(self.kernel, str):
-            kind = KernelKind.KERNEL_PYTHON
-        spec = dict(
-            kind=kind, gamma=self._gamma(), coef0=self.coef0, degree=self.degree
-        )
+        kind = KernelKind.KERNEL_PYTHON
+        if isinstance(self.kernel, str):
+            kind = _COMPILED_KERNELS.get(self.kernel, kind)
+        spec = self._kernel_spec(kind)
         if kind == KernelKind.KERNEL_PYTHON:
             diag = np.zeros(points.shape[0])
             diag[len(self._run.index) :] = self._kernel_diagonal(X)
             return np.empty((0, 0)), np.empty(0), spec, diag
-        # The Gram matrix holds its diagonal; the others need the norms.
-        precomputed = kind == KernelKind.KERNEL_PRECOMPUTED
-        sq_norms = np.empty(0) if precomputed else row_norms(points, squared=True)
-        return points, sq_norms, spec, kernel_diagonal(points, sq_norms, spec)
+        if kind == KernelKind.KERNEL_PRECOMPUTED:
+            # the Gram matrix holds its diagonal
+            return points, np.empty(0), spec, kernel_diagonal(np.empty(0), spec, points)
+        sq_norms = squared_norms(points)
+        return points, sq_norms, spec, kernel_diagonal(sq_norms, spec)
+
+    def _kernel_spec(self, kind):
+        """The parameters of the compiled kernel of this kind."""
+        return dict(
+            kind=kind, gamma=self._gamma(), coef0=self.coef0, degree=self.degree
+        )
+
+    def _training_products(self, X, support, coef):
+        """k(X, support) @ coef.T, for the function on a batch during
+        training: with a kernel on the features, as the compiled loop
+        computes its columns (so that dense and CSR, float64 and float32
+        input give the same bits), else by _kernel_products."""
+        if not self._on_features():
+            return self._kernel_products(X, support, coef)
+        return kernel_products(
+            X,
+            squared_norms(X),
+            support,
+            squared_norms(support),
+            self._kernel_spec(_COMPILED_KERNELS[self.kernel]),
+            np.ascontiguousarray(coef),
+        ).T
 
     def _kept(self, counters, work, points, X, codes):
         """The run after a call: the support the loop left, with the
@@ -953,7 +986,8 @@ class KernelPerceptron(BasePerceptron):
         support = work.support()
         index = np.concatenate([run.index, run.n_seen + np.arange(X.shape[0])])
         return KernelRun(
-            rows=points[support],
+            # float64, as the support vectors of SVC
+            rows=points[support].astype(np.float64, copy=False),
             codes=np.concatenate([run.codes, codes])[support].astype(np.int32),
             index=index[support],
             coef=work.coef[:, support],

@@ -25,6 +25,8 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from ._margin_perceptron_fast import check_rows
+
 from ._epochs cimport (
     CHECK_EVERY, Control, Epochs, active, after_update, begin_epoch,
     close_epochs, count_update, end_epoch, interrupted, observe, open_epochs,
@@ -33,6 +35,7 @@ from ._epochs cimport (
 from ._overflow cimport (
     DECISION_VALUE, KERNEL_NAN, KERNEL_VALUE, fail, finite,
 )
+from ._rows cimport floating, row, squared_norm
 from ._thresholds cimport Threshold, read_threshold
 
 cdef extern from "rbf.h":
@@ -63,8 +66,18 @@ cdef struct Kernel:
     double gamma
     double coef0
     double degree
-    const double* rows        # (n_points, n_columns), C order: the points,
-    int n_columns             # or the Gram matrix for KERNEL_PRECOMPUTED
+    # The points: dense float64 or float32 rows in C order (rows, rows32),
+    # or CSR rows (indptr, indices and values or values32, NULL without
+    # stored values); the Gram matrix in rows for KERNEL_PRECOMPUTED. The
+    # pointers not used are NULL.
+    const double* rows
+    const float* rows32
+    const double* values
+    const float* values32
+    const int32_t* indices
+    const int32_t* indptr
+    int n_columns             # features, or points for KERNEL_PRECOMPUTED
+    double* x                 # (n_columns,) scratch: a point as float64
     const double* sq_norms    # ||x_r||^2, for KERNEL_RBF
     PyObject* compute         # compute(j, slot), for KERNEL_PYTHON
 
@@ -101,28 +114,28 @@ cdef struct Model:
     double* snap_f            # (2, n_problems, n_points)
 
 
-cdef void _dots(const double* rows, Py_ssize_t n, Py_ssize_t m,
+cdef void _dots(const floating* rows, Py_ssize_t n, Py_ssize_t m,
                 const double* x, double* out) noexcept nogil:
-    """out[r] = rows[r] . x for the n rows of length m, each summed in
-    feature order; 8 rows at a time, as 8 independent sums. (A BLAS gemv
-    does the same work, but hands it to threads whose start and wait cost
-    more than the sums on rows this short.)"""
+    """out[r] = rows[r] . x for the n dense rows of length m, each summed in
+    feature order in double precision; 8 rows at a time, as 8 independent
+    sums. (A BLAS gemv does the same work, but hands it to threads whose
+    start and wait cost more than the sums on rows this short.)"""
     cdef Py_ssize_t r, j, end = n - n % 8
-    cdef const double* row
+    cdef const floating* row
     cdef double a0, a1, a2, a3, a4, a5, a6, a7, xj
     for r in range(0, end, 8):
         row = rows + r * m
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
         for j in range(m):
             xj = x[j]
-            a0 += row[j] * xj
-            a1 += row[m + j] * xj
-            a2 += row[2 * m + j] * xj
-            a3 += row[3 * m + j] * xj
-            a4 += row[4 * m + j] * xj
-            a5 += row[5 * m + j] * xj
-            a6 += row[6 * m + j] * xj
-            a7 += row[7 * m + j] * xj
+            a0 += <double>row[j] * xj
+            a1 += <double>row[m + j] * xj
+            a2 += <double>row[2 * m + j] * xj
+            a3 += <double>row[3 * m + j] * xj
+            a4 += <double>row[4 * m + j] * xj
+            a5 += <double>row[5 * m + j] * xj
+            a6 += <double>row[6 * m + j] * xj
+            a7 += <double>row[7 * m + j] * xj
         out[r] = a0
         out[r + 1] = a1
         out[r + 2] = a2
@@ -135,8 +148,73 @@ cdef void _dots(const double* rows, Py_ssize_t n, Py_ssize_t m,
         row = rows + r * m
         a0 = 0.0
         for j in range(m):
-            a0 += row[j] * x[j]
+            a0 += <double>row[j] * x[j]
         out[r] = a0
+
+
+cdef void _sparse_dots(const floating* values, const int32_t* indices,
+                       const int32_t* indptr, Py_ssize_t n, const double* x,
+                       double* out) noexcept nogil:
+    """out[r] = rows[r] . x for the n CSR rows (sorted, unique indices),
+    each summed over its stored entries in feature order: the sum of the
+    dense rows but for the zero products, which change no sum (but the sign
+    of a zero one)."""
+    cdef Py_ssize_t r, p
+    cdef double total
+    for r in range(n):
+        total = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            total += <double>values[p] * x[indices[p]]
+        out[r] = total
+
+
+cdef inline void _load_point(const floating* data, const int32_t* indices,
+                             const int32_t* indptr, Py_ssize_t i,
+                             Py_ssize_t d, double* out) noexcept nogil:
+    """out: row i of dense or CSR rows (indices NULL for dense rows) as d
+    float64 values."""
+    cdef const floating* x
+    cdef const int32_t* ind
+    cdef Py_ssize_t j, nnz
+    row(data, indices, indptr, i, d, &x, &ind, &nnz)
+    if ind == NULL:
+        for j in range(nnz):
+            out[j] = <double>x[j]
+    else:
+        memset(out, 0, d * sizeof(double))
+        for j in range(nnz):
+            # duplicate entries add up, as in scipy
+            out[ind[j]] += <double>x[j]
+
+
+cdef void _point(const Kernel* kernel, Py_ssize_t j,
+                 double* x) noexcept nogil:
+    """x: point j of the kernel's rows as n_columns float64 values."""
+    cdef Py_ssize_t m = kernel.n_columns
+    if kernel.values32 != NULL:
+        _load_point(kernel.values32, kernel.indices, kernel.indptr, j, m, x)
+    elif kernel.indptr != NULL:
+        _load_point(kernel.values, kernel.indices, kernel.indptr, j, m, x)
+    elif kernel.rows32 != NULL:
+        _load_point(kernel.rows32, <const int32_t*>NULL,
+                    <const int32_t*>NULL, j, m, x)
+    else:
+        memcpy(x, kernel.rows + j * m, m * sizeof(double))
+
+
+cdef void _row_dots(const Kernel* kernel, Py_ssize_t n, const double* x,
+                    double* out) noexcept nogil:
+    """out[r] = x_r . x for the first n points: O(n_features) per dense
+    row, O(its stored entries) per CSR row, the same bits either way."""
+    if kernel.values32 != NULL:
+        _sparse_dots(kernel.values32, kernel.indices, kernel.indptr, n, x,
+                     out)
+    elif kernel.indptr != NULL:
+        _sparse_dots(kernel.values, kernel.indices, kernel.indptr, n, x, out)
+    elif kernel.rows32 != NULL:
+        _dots(kernel.rows32, n, kernel.n_columns, x, out)
+    else:
+        _dots(kernel.rows, n, kernel.n_columns, x, out)
 
 
 cdef int _compute_column(const Kernel* kernel, Py_ssize_t j, Py_ssize_t slot,
@@ -144,6 +222,7 @@ cdef int _compute_column(const Kernel* kernel, Py_ssize_t j, Py_ssize_t slot,
     """out[r] = k(x_r, x_j) for the n points."""
     cdef Py_ssize_t r
     cdef Py_ssize_t m = kernel.n_columns
+    cdef const double* x = kernel.x
     if kernel.kind == KERNEL_PYTHON:
         with gil:
             (<object>kernel.compute)(j, slot)
@@ -152,18 +231,30 @@ cdef int _compute_column(const Kernel* kernel, Py_ssize_t j, Py_ssize_t slot,
         for r in range(n):
             out[r] = kernel.rows[r * m + j]
         return 0
-    _kernel_row(kernel, kernel.rows, kernel.sq_norms, n, kernel.rows + j * m,
-                kernel.sq_norms[j], out)
+    if kernel.rows != NULL:
+        x = kernel.rows + j * m
+    else:
+        _point(kernel, j, kernel.x)
+    _row_dots(kernel, n, x, out)
+    _apply_kernel(kernel, kernel.sq_norms, n, kernel.sq_norms[j], out)
     return 0
 
 
 cdef void _kernel_row(const Kernel* kernel, const double* rows,
                       const double* sq_norms, Py_ssize_t n, const double* x,
                       double sq_norm_x, double* out) noexcept nogil:
-    """out[r] = k(rows[r], x) for n rows of kernel.n_columns features, with
-    a kernel computed on the features (not KERNEL_PRECOMPUTED)."""
-    cdef Py_ssize_t r
+    """out[r] = k(rows[r], x) for n dense float64 rows of kernel.n_columns
+    features, with a kernel computed on the features (not
+    KERNEL_PRECOMPUTED)."""
     _dots(rows, n, kernel.n_columns, x, out)
+    _apply_kernel(kernel, sq_norms, n, sq_norm_x, out)
+
+
+cdef void _apply_kernel(const Kernel* kernel, const double* sq_norms,
+                        Py_ssize_t n, double sq_norm_x,
+                        double* out) noexcept nogil:
+    """out[r] = k(x_r, x) from the products out[r] = x_r . x."""
+    cdef Py_ssize_t r
     if kernel.kind == KERNEL_POLY:
         for r in range(n):
             out[r] = pow(kernel.gamma * out[r] + kernel.coef0, kernel.degree)
@@ -418,17 +509,95 @@ cdef int _run_epochs(
     return 1
 
 
-cdef void _set_kernel(Kernel* kernel, const double[:, ::1] rows,
-                      const double[::1] sq_norms, KernelSpec spec,
-                      object compute):
+cdef object _set_kernel(Kernel* kernel, object rows,
+                        const double[::1] sq_norms, KernelSpec spec,
+                        object compute, double[::1] scratch):
+    """Point kernel at rows (see run_epochs), checked to fit: the compiled
+    kernels read them unchecked. scratch holds n_features values."""
+    cdef const double[:, ::1] dense
+    cdef const float[:, ::1] dense32
+    cdef const double[::1] values
+    cdef const float[::1] values32
+    cdef const int32_t[::1] indices
+    cdef const int32_t[::1] indptr
     kernel.kind = spec.kind
     kernel.gamma = spec.gamma
     kernel.coef0 = spec.coef0
     kernel.degree = spec.degree
-    kernel.rows = &rows[0, 0] if rows.shape[0] > 0 else NULL
+    kernel.rows = NULL
+    kernel.rows32 = NULL
+    kernel.values = NULL
+    kernel.values32 = NULL
+    kernel.indices = NULL
+    kernel.indptr = NULL
+    kernel.sq_norms = NULL
+    kernel.x = NULL
     kernel.n_columns = <int>rows.shape[1]
-    kernel.sq_norms = &sq_norms[0] if sq_norms.shape[0] > 0 else NULL
     kernel.compute = <PyObject*>compute
+    if sq_norms.shape[0] > 0:
+        kernel.sq_norms = &sq_norms[0]
+    if scratch.shape[0] > 0:
+        kernel.x = &scratch[0]
+    if isinstance(rows, np.ndarray):
+        if rows.dtype == np.float32:
+            dense32 = rows
+            kernel.rows32 = &dense32[0, 0] if rows.shape[0] > 0 else NULL
+        else:
+            dense = rows
+            kernel.rows = &dense[0, 0] if rows.shape[0] > 0 else NULL
+        return
+    check_rows(rows.data, rows.indices, rows.indptr, rows.shape[0],
+               rows.shape[1])
+    if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED):
+        raise ValueError("CSR rows take a kernel computed on the features.")
+    indices = rows.indices
+    indptr = rows.indptr
+    kernel.indptr = &indptr[0]
+    if rows.nnz == 0:
+        # indices NULL would mean dense rows; none is read through indptr
+        kernel.indices = &indptr[0]
+    elif rows.data.dtype == np.float32:
+        values32 = rows.data
+        kernel.values32 = &values32[0]
+        kernel.indices = &indices[0]
+    else:
+        values = rows.data
+        kernel.values = &values[0]
+        kernel.indices = &indices[0]
+
+
+def squared_norms(rows):
+    """||x_r||^2 of the rows (a C-ordered float64 or float32 array, or a
+    CSR matrix of int32 indices with sorted, unique indices), summed as
+    the compiled kernels sum them: dense and CSR rows of one matrix, float32
+    or float64, give the same bits."""
+    if isinstance(rows, np.ndarray):
+        empty = np.empty(0, dtype=np.int32)
+        return _squared_norms(rows.reshape(-1), empty, empty, rows.shape[0],
+                              rows.shape[1])
+    return _squared_norms(rows.data, rows.indices, rows.indptr, rows.shape[0],
+                          rows.shape[1])
+
+
+def _squared_norms(const floating[::1] data, const int32_t[::1] indices,
+                   const int32_t[::1] indptr, Py_ssize_t n, Py_ssize_t d):
+    cdef double[::1] out = np.empty(n)
+    cdef const floating* x
+    cdef const int32_t* ind
+    cdef Py_ssize_t i, nnz
+    check_rows(data, indices, indptr, n, d)
+    if n == 0 or data.shape[0] == 0:
+        return np.zeros(n)
+    cdef const int32_t* ind_ptr = NULL
+    cdef const int32_t* ptr = NULL
+    if indptr.shape[0] > 0:
+        ptr = &indptr[0]
+        ind_ptr = &indices[0]
+    with nogil:
+        for i in range(n):
+            row(&data[0], ind_ptr, ptr, i, d, &x, &ind, &nnz)
+            out[i] = squared_norm(x, nnz)
+    return out.base
 
 
 cdef extern from "Python.h":
@@ -468,7 +637,7 @@ def column_cache(Py_ssize_t n_slots, Py_ssize_t n_points):
 
 
 def run_epochs(
-    const double[:, ::1] rows,
+    rows,
     const double[::1] sq_norms,
     KernelSpec spec,
     object compute_column,
@@ -489,9 +658,12 @@ def run_epochs(
     """Run up to ``control.max_iter`` epochs over the points in visit;
     update the state in place.
 
-    The kernel is ``spec`` on ``rows`` (the points, or the Gram matrix), or,
-    for KERNEL_PYTHON, ``compute_column(j, slot)``, which writes the column
-    of point j into ``columns[slot]``. ``columns`` is the cache, one column
+    The kernel is ``spec`` on ``rows``, or, for KERNEL_PYTHON,
+    ``compute_column(j, slot)``, which writes the column of point j into
+    ``columns[slot]``. ``rows`` are the points, a C-ordered
+    float64 or float32 array or a CSR matrix with int32, sorted and unique
+    indices (the same bits either way), or the Gram matrix (float64);
+    ``sq_norms`` their squared_norms. ``columns`` is the cache, one column
     a row. Point ``r`` is positive for problem ``c`` when
     ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``.
     ``points`` holds the function on the points (``f``, ``g``, ``coef``,
@@ -542,7 +714,8 @@ def run_epochs(
             raise ValueError("run_epochs: a visited point is out of range.")
     if visit.shape[0] == 0:
         return close_epochs(&e, run, opened)
-    _set_kernel(&kernel, rows, sq_norms, spec, compute_column)
+    cdef double[::1] scratch = np.zeros(rows.shape[1])
+    _set_kernel(&kernel, rows, sq_norms, spec, compute_column, scratch)
 
     cdef int64_t[::1] slot_of = np.full(n_points, -1, dtype=np.int64)
     cdef int64_t[::1] owner = np.zeros(n_slots, dtype=np.int64)
@@ -591,53 +764,93 @@ def run_epochs(
     return close_epochs(&e, run, opened)
 
 
-cdef _check_kernel_rows(const double[:, ::1] rows, const double[::1] sq_norms,
-                        int kind, Py_ssize_t n_points):
+cdef _check_kernel_rows(rows, const double[::1] sq_norms, int kind,
+                        Py_ssize_t n_points):
     """Raise ValueError unless the rows fit the kind of kernel: the compiled
     kernels read them unchecked."""
     if kind == KERNEL_PYTHON:
         return
     if rows.shape[0] != n_points or (
-            kind == KERNEL_PRECOMPUTED and rows.shape[1] != n_points) or (
+            kind == KERNEL_PRECOMPUTED and (rows.shape[1] != n_points
+                                            or rows.dtype != np.float64)) or (
             kind != KERNEL_PRECOMPUTED and sq_norms.shape[0] != n_points):
         raise ValueError("The kernel's rows do not fit the points.")
 
 
-def kernel_column(
-    const double[:, ::1] rows,
-    const double[::1] sq_norms,
-    KernelSpec spec,
-    Py_ssize_t j,
-):
-    """The compiled kernel column ``k(x_r, x_j)`` over the rows, as the
-    training loop computes it."""
+def kernel_column(rows, const double[::1] sq_norms, KernelSpec spec,
+                  Py_ssize_t j):
+    """The compiled kernel column ``k(x_r, x_j)`` over the rows (as in
+    run_epochs), as the training loop computes it."""
     cdef Kernel kernel
-    cdef double[::1] out = np.empty(rows.shape[0])
-    _check_kernel_rows(rows, sq_norms, spec.kind, rows.shape[0])
-    if spec.kind == KERNEL_PYTHON or not 0 <= j < rows.shape[0]:
+    cdef Py_ssize_t n = rows.shape[0]
+    cdef double[::1] out = np.empty(n)
+    cdef double[::1] scratch = np.zeros(rows.shape[1])
+    _check_kernel_rows(rows, sq_norms, spec.kind, n)
+    if spec.kind == KERNEL_PYTHON or not 0 <= j < n:
         raise ValueError("kernel_column: a compiled kernel and a row of rows.")
-    _set_kernel(&kernel, rows, sq_norms, spec, None)
+    _set_kernel(&kernel, rows, sq_norms, spec, None, scratch)
     with nogil:
-        _compute_column(&kernel, j, 0, &out[0], rows.shape[0])
+        _compute_column(&kernel, j, 0, &out[0], n)
     return out.base
 
 
-def kernel_diagonal(
-    const double[:, ::1] rows,
-    const double[::1] sq_norms,
-    KernelSpec spec,
-):
-    """``k(x_r, x_r)`` of the rows of a compiled kernel, from the squared
-    norms (the diagonal of the Gram matrix for KERNEL_PRECOMPUTED)."""
-    cdef Py_ssize_t r, n = rows.shape[0]
+def kernel_products(rows, const double[::1] sq_norms, support,
+                    const double[::1] support_sq_norms, KernelSpec spec,
+                    const double[:, ::1] coef):
+    """``coef @ k(support, rows)``, of shape (len(coef), len(rows)), for a
+    compiled kernel on the features: the rows and the support as in
+    run_epochs (dense or CSR, float64 or float32, the same bits either
+    way), with their squared_norms; summed over the support in its order,
+    one kernel column at a time."""
+    cdef Kernel kernel, vectors
+    cdef Py_ssize_t n = rows.shape[0], n_support = support.shape[0]
+    cdef Py_ssize_t k = coef.shape[0], s, c, r
+    cdef double a
+    cdef double[:, ::1] out = np.zeros((k, n))
+    cdef double[::1] column = np.empty(n)
+    cdef double[::1] scratch = np.zeros(rows.shape[1])
+    cdef double[::1] x = np.zeros(rows.shape[1])
+    if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not (
+            support.shape[1] == rows.shape[1] and sq_norms.shape[0] == n
+            and support_sq_norms.shape[0] == n_support
+            and coef.shape[1] == n_support):
+        raise ValueError("kernel_products: a kernel on the features, and "
+                         "arrays that fit.")
+    if n == 0 or n_support == 0 or k == 0:
+        return out.base
+    _set_kernel(&kernel, rows, sq_norms, spec, None, scratch)
+    _set_kernel(&vectors, support, support_sq_norms, spec, None, scratch)
+    with nogil:
+        for s in range(n_support):
+            _point(&vectors, s, &x[0])
+            _row_dots(&kernel, n, &x[0], &column[0])
+            _apply_kernel(&kernel, &sq_norms[0], n, support_sq_norms[s],
+                          &column[0])
+            for c in range(k):
+                a = coef[c, s]
+                if a == 0.0:
+                    continue
+                for r in range(n):
+                    out[c, r] += a * column[r]
+    return out.base
+
+
+def kernel_diagonal(const double[::1] sq_norms, KernelSpec spec,
+                    const double[:, ::1] gram=None):
+    """``k(x_r, x_r)`` of the rows of a compiled kernel, from their squared
+    norms, or the diagonal of the Gram matrix for KERNEL_PRECOMPUTED."""
+    cdef Py_ssize_t r, n = sq_norms.shape[0]
+    if spec.kind == KERNEL_PRECOMPUTED:
+        if gram is None or gram.shape[0] != gram.shape[1]:
+            raise ValueError("kernel_diagonal: the Gram matrix.")
+        n = gram.shape[0]
     cdef double[::1] out = np.empty(n)
-    _check_kernel_rows(rows, sq_norms, spec.kind, n)
     if spec.kind == KERNEL_PYTHON:
         raise ValueError("kernel_diagonal: a compiled kernel.")
     with nogil:
         for r in range(n):
             if spec.kind == KERNEL_PRECOMPUTED:
-                out[r] = rows[r, r]
+                out[r] = gram[r, r]
             elif spec.kind == KERNEL_LINEAR:
                 out[r] = sq_norms[r]
             elif spec.kind == KERNEL_POLY:
@@ -820,7 +1033,7 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         row_j = b.rows + partner * d
         for s in range(d):
             row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
-        b.sq_norms[partner] = _sq_norm(row_j, d)
+        b.sq_norms[partner] = squared_norm(row_j, d)
         for c in range(b.n_problems):
             b.coef[c * b.capacity + partner] = (
                 b.coef[c * b.capacity + m] * km
@@ -901,40 +1114,21 @@ cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
             b.snap_n[at] = n
 
 
-cdef double _sq_norm(const double* row, Py_ssize_t d) noexcept nogil:
-    """||row||^2, summed in feature order: every squared norm of the
-    budgeted loop is this sum, so that a call that resumes a run computes
-    the kernel of the support to the same bits."""
-    cdef Py_ssize_t s
-    cdef double total = 0.0
-    for s in range(d):
-        total += row[s] * row[s]
-    return total
-
-
-cdef void _load_row(Support* b, const double* dense, const double* data,
-                    const int32_t* indices, const int64_t* indptr,
-                    Py_ssize_t i) noexcept nogil:
-    """Copy example i, a dense or CSR row, into the row after the support."""
-    cdef Py_ssize_t p, d = b.n_features
-    cdef double* row = b.rows + b.capacity * d
-    if dense != NULL:
-        memcpy(row, dense + i * d, d * sizeof(double))
-    else:
-        memset(row, 0, d * sizeof(double))
-        for p in range(indptr[i], indptr[i + 1]):
-            # duplicate entries add up, as in scipy
-            row[indices[p]] += data[p]
-    b.sq_norms[b.capacity] = _sq_norm(row, d)
+cdef inline void _load_row(Support* b, const Kernel* examples,
+                           Py_ssize_t i) noexcept nogil:
+    """Copy example i into the row after the support, with its squared
+    norm: every squared norm of the budgeted loop is squared_norm of a
+    float64 row, so that a call that resumes a run computes the kernel of
+    the support to the same bits."""
+    cdef double* x = b.rows + b.capacity * b.n_features
+    _point(examples, i, x)
+    b.sq_norms[b.capacity] = squared_norm(x, b.n_features)
 
 
 cdef int _run_budget_epochs(
     Support* b,
     const Kernel* kernel,
-    const double* dense,
-    const double* data,
-    const int32_t* indices,
-    const int64_t* indptr,
+    const Kernel* examples,
     const double* diag,
     const int32_t* y,
     const double* weight,
@@ -944,7 +1138,8 @@ cdef int _run_budget_epochs(
     double* delta,
     double* delta_avg,
 ) except -1 nogil:
-    """The epochs of one budgeted call over the examples of visit. A kernel
+    """The epochs of one budgeted call over the examples of visit, the
+    points of ``examples``. A kernel
     value, radius, threshold or decision value that is not finite stops the
     call, recorded in e.failure."""
     cdef Py_ssize_t k = b.n_problems, cap = b.capacity, d = b.n_features
@@ -969,7 +1164,7 @@ cdef int _run_budget_epochs(
                 continue
             if epoch == 0 and not _see_norm(e, diag[i]):
                 return 0
-            _load_row(b, dense, data, indices, indptr, i)
+            _load_row(b, examples, i)
             _kernel_row(kernel, b.rows, b.sq_norms, b.n_support,
                         b.rows + cap * d, b.sq_norms[cap], b.krow)
             if not _all_finite(b.krow, b.n_support):
@@ -1024,8 +1219,7 @@ cdef int _run_budget_epochs(
 
 
 def run_budget_epochs(
-    const double[:, ::1] dense,
-    csr,
+    X,
     KernelSpec spec,
     const double[::1] diag,
     const int32_t[::1] y,
@@ -1042,8 +1236,8 @@ def run_budget_epochs(
     int64_t[::1] failure,
 ):
     """Run up to ``control.max_iter`` budgeted epochs over the examples in
-    visit, the rows of ``dense`` or, when it has no rows, of ``csr``
-    (``(data, indices, indptr)``, int32 indices and int64 indptr); update
+    visit, the rows of ``X``: a C-ordered float64 or float32 array or a
+    CSR matrix with int32 indices (the same bits either way); update
     ``support`` in place.
 
     ``support`` holds the support vectors in slots: ``rows`` (capacity + 1
@@ -1066,13 +1260,9 @@ def run_budget_epochs(
     cdef int32_t[::1] code = support.code
     cdef int64_t[::1] age = support.age
     cdef int64_t[::1] state = support.state
-    cdef const double[::1] data = csr[0]
-    cdef const int32_t[::1] indices = csr[1]
-    cdef const int64_t[::1] indptr = csr[2]
     cdef Py_ssize_t k = coef.shape[0], cap = coef.shape[1]
     cdef Py_ssize_t n = y.shape[0], d = rows.shape[1], ii
     cdef bint average = avg_coef.shape[0] > 0
-    cdef bint is_dense = dense.shape[0] > 0
     cdef Threshold rule = read_threshold(schedule, 1.0)
     cdef Kernel kernel
     cdef Support b
@@ -1088,19 +1278,12 @@ def run_budget_epochs(
                                  and avg_coef.shape[1] == cap))
             and diag.shape[0] == n
             and weight.shape[0] == n
-            and (dense.shape[1] == d if is_dense else (
-                indptr.shape[0] == n + 1 and indptr[0] == 0
-                and indptr[n] == data.shape[0]
-                and indices.shape[0] == data.shape[0]))):
+            and X.shape == (n, d)):
         raise ValueError("run_budget_epochs: the arrays do not fit.")
     if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or (
             strategy == BUDGET_MERGE and spec.kind != KERNEL_RBF):
         raise ValueError("run_budget_epochs: a kernel on the features "
                          "(the RBF kernel to merge).")
-    if not is_dense:
-        for ii in range(indices.shape[0]):
-            if not 0 <= indices[ii] < d:
-                raise ValueError("run_budget_epochs: a column out of range.")
     for ii in range(visit.shape[0]):
         if not 0 <= visit[ii] < n:
             raise ValueError("run_budget_epochs: a visited point is out of range.")
@@ -1116,14 +1299,10 @@ def run_budget_epochs(
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)
 
-    kernel.kind = spec.kind
-    kernel.gamma = spec.gamma
-    kernel.coef0 = spec.coef0
-    kernel.degree = spec.degree
-    kernel.rows = &rows[0, 0]
-    kernel.n_columns = <int>d
-    kernel.sq_norms = &sv_sq[0]
-    kernel.compute = NULL
+    # the kernel on the support, and the examples' rows
+    cdef Kernel examples
+    _set_kernel(&kernel, support.rows, sv_sq, spec, None, np.empty(0))
+    _set_kernel(&examples, X, np.empty(0), spec, None, np.empty(0))
 
     b.n_problems = k
     b.budget = budget
@@ -1131,7 +1310,7 @@ def run_budget_epochs(
     b.n_features = d
     b.n_support = state[0]
     for ii in range(b.n_support):
-        sv_sq[ii] = _sq_norm(&rows[ii, 0], d)
+        sv_sq[ii] = squared_norm(&rows[ii, 0], d)
     b.strategy = strategy
     b.first_class = first_class
     b.rows = &rows[0, 0]
@@ -1150,21 +1329,9 @@ def run_budget_epochs(
     b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
     b.snap_n = &snap_n[0]
 
-    cdef const double* dense_rows = NULL
-    cdef const double* values = NULL
-    cdef const int32_t* columns = NULL
-    cdef const int64_t* starts = NULL
-    if is_dense:
-        dense_rows = &dense[0, 0]
-    else:
-        starts = &indptr[0]
-        if data.shape[0] > 0:
-            values = &data[0]
-            columns = &indices[0]
     with nogil:
         _run_budget_epochs(
-            &b, &kernel, dense_rows, values, columns, starts,
-            &diag[0], &y[0], &weight[0], &visit[0],
+            &b, &kernel, &examples, &diag[0], &y[0], &weight[0], &visit[0],
             visit.shape[0], &e, &delta[0], &delta_avg[0],
         )
     state[0] = b.n_support

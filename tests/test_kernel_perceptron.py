@@ -17,7 +17,12 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS
-from skperc._kernel_perceptron_fast import kernel_column, kernel_diagonal
+from skperc._kernel_perceptron_fast import (
+    kernel_column,
+    kernel_diagonal,
+    kernel_products,
+    squared_norms,
+)
 from skperc.kernels import inverse_dot_kernel
 from skperc.schedules import PowerThreshold
 
@@ -150,8 +155,72 @@ def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
     for j in [0, 13, 49]:
         column = kernel_column(X, sq_norms, spec, j)
         assert_allclose(column, expected[:, j], rtol=1e-13, atol=1e-15)
-    diagonal = kernel_diagonal(X, sq_norms, spec)
+    diagonal = kernel_diagonal(sq_norms, spec)
     assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
+    """The column of CSR rows sums the stored products in feature order,
+    which is the dense sum but for zero products: the same bits, float32
+    rows read as their float64 values."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(37, 11).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.6] = 0.0
+    X[3] = 0.0  # a row without stored entries
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.3, coef0=0.5, degree=3)
+    sq_norms = squared_norms(X)
+    assert_allclose(sq_norms, (X**2).sum(axis=1), rtol=1e-15)
+    forms = [sp.csr_matrix(X), X.astype(np.float32), sp.csr_matrix(X, dtype=np.float32)]
+    for other in forms:
+        assert squared_norms(other).tobytes() == sq_norms.tobytes()
+    for j in [0, 3, 20, 36]:
+        column = kernel_column(X, sq_norms, spec, j)
+        for other in forms:
+            assert kernel_column(other, sq_norms, spec, j).tobytes() == column.tobytes()
+    coef = rng.randn(2, 9)
+    products = kernel_products(X, sq_norms, X[:9], sq_norms[:9], spec, coef)
+    expected = coef @ np.array([kernel_column(X, sq_norms, spec, j) for j in range(9)])
+    assert_allclose(products, expected, rtol=1e-12, atol=1e-12)
+    for other in forms:
+        assert (
+            kernel_products(
+                other, sq_norms, other[:9], sq_norms[:9], spec, coef
+            ).tobytes()
+            == products.tobytes()
+        )
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("budget", [None, 10])
+def test_csr_and_float32_training_computes_no_kernel_in_python(
+    kernel, budget, monkeypatch
+):
+    """Training on CSR or float32 rows with a compiled kernel computes its
+    kernel values in the compiled loop, never by pairwise_kernels (the
+    Python column callback of other kernels)."""
+    X, y = noisy_sample(n_samples=60, n_features=4, n_classes=3, random_state=2)
+    X[np.abs(X) < 0.7] = 0.0
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pairwise_kernels called during training")
+
+    monkeypatch.setattr("skperc._kernel_perceptron.pairwise_kernels", refuse)
+    strategy = "merge" if kernel == "rbf" else "remove"
+    for X_form in (
+        sp.csr_matrix(X),
+        X.astype(np.float32),
+        sp.csr_matrix(X, dtype=np.float32),
+    ):
+        model = KernelPerceptron(kernel=kernel, budget=budget, budget_strategy=strategy)
+        model.fit(X_form, y)
+        model.partial_fit(X_form[:20], y[:20])
+        assert model.support_.size > 0
+        assert model.support_vectors_.dtype == np.float64
+    monkeypatch.undo()
+    with pytest.raises(AssertionError, match="during training"):
+        monkeypatch.setattr("skperc._kernel_perceptron.pairwise_kernels", refuse)
+        KernelPerceptron(kernel="laplacian").fit(sp.csr_matrix(X), y)
 
 
 def test_compiled_rbf_exponential_within_an_ulp():

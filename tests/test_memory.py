@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from estimators import ESTIMATORS
 from sklearn import config_context
 from sklearn.base import clone
@@ -108,6 +109,34 @@ def test_kernel_perceptron_memory_is_linear(estimator):
     assert large / small < LINEAR_GROWTH, (small, large)
     # far below the n x n Gram matrix of float64
     assert large < 8 * SIZES[1] ** 2 / 10
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "estimator",
+    [e for e in KERNEL_PERCEPTRONS if e.kernel in ("linear", "poly", "rbf", "sigmoid")],
+    ids=_name,
+)
+def test_kernel_perceptron_does_not_copy_float32_X(estimator, sparse):
+    # 500 points of 8,000 features around 9 centres, 3 to a class: X
+    # dwarfs the state of the points, O(n_samples * n_classes). The fit
+    # on float32 X takes the memory of the same fit on its float64 values,
+    # which holds the same model: a float64 copy of X would add twice X.
+    rng = np.random.default_rng(0)
+    centre = rng.integers(9, size=500)
+    X = rng.standard_normal((9, 8_000), dtype=np.float32)[centre]
+    X += rng.normal(scale=0.1, size=X.shape).astype(np.float32)
+    y = centre % 3
+    if sparse:
+        X[rng.random(X.shape) < 0.8] = 0.0
+        X = sp.csr_matrix(X)
+        size = X.data.nbytes
+    else:
+        size = X.nbytes
+    estimator = clone(estimator).set_params(cache_size=0.1, max_iter=2)
+    extra = peak_memory(clone(estimator).fit, X, y)
+    extra64 = peak_memory(clone(estimator).fit, X.astype(np.float64), y)
+    assert extra <= extra64 + EXTRA_MEMORY * size, (extra - extra64) / size
 
 
 def test_memory_measure_sees_a_gram_matrix():

@@ -183,18 +183,23 @@ SPARSE = [e for e in ESTIMATORS if get_tags(e).input_tags.sparse]
 def _csr_tolerance(estimator):
     """None where dense and CSR input give the same sums in the same order;
     else the relative tolerance of the floating-point attributes."""
-    if isinstance(estimator, KernelPerceptron) and estimator.kernel in (
-        _COMPILED_KERNELS
-    ):
-        # Dense rows take the kernel columns of the compiled loop, CSR rows
-        # those of pairwise_kernels: the same kernel to rounding (see the
-        # Notes of KernelPerceptron).
-        return 1e-9
     if isinstance(estimator, MarginMLPClassifier):
         # Dense products run through BLAS, CSR products through
         # scipy.sparse, which sum the same terms in another order.
         return 1e-9
     return None
+
+
+def _csr_output_tolerance(estimator):
+    """The relative tolerance of the outputs of models fitted on dense and
+    CSR input, predicting on dense or CSR rows."""
+    if isinstance(estimator, KernelPerceptron) and estimator.kernel in (
+        _COMPILED_KERNELS
+    ):
+        # decision_function takes the kernel from pairwise_kernels, whose
+        # dense and sparse products sum in other orders
+        return 1e-9
+    return _csr_tolerance(estimator)
 
 
 def _densified(attributes):
@@ -218,7 +223,89 @@ def test_dense_and_csr_give_the_same_model(estimator):
         fitted_attributes(dense), _densified(fitted_attributes(sparse)), rtol=rtol
     )
     for X_eval in (X_test, sp.csr_matrix(X_test)):
-        assert_same_outputs(dense, sparse, X_eval, rtol)
+        assert_same_outputs(dense, sparse, X_eval, _csr_output_tolerance(estimator))
+
+
+FEATURE_KERNELS = ["linear", "poly", "rbf", "sigmoid"]
+
+
+def _input_forms(X):
+    """X as float64 and float32, dense and CSR; X holds float32 values."""
+    X32 = X.astype(np.float32)
+    return {
+        "dense64": X,
+        "csr64": sp.csr_matrix(X),
+        "dense32": X32,
+        "csr32": sp.csr_matrix(X32),
+    }
+
+
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
+@pytest.mark.parametrize("budget", [None, 20])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("online", [False, True])
+def test_compiled_kernels_take_dense_csr_float32_to_the_same_bits(
+    kernel, budget, n_classes, online
+):
+    """The compiled loops read float64 and float32, dense and CSR rows as
+    the same float64 values summed in the same order: the fitted model is
+    the same bit for bit, and so are the outputs on the same rows. (The
+    outputs of CSR and dense rows are those of pairwise_kernels, whose
+    sparse and dense products differ in rounding.)"""
+    X = X_IRIS[:120].astype(np.float32).astype(np.float64)
+    y = Y_IRIS[:120] if n_classes == 3 else (Y_IRIS[:120] == 1).astype(int)
+    X_test = X_IRIS[120:].astype(np.float32).astype(np.float64)
+    params = dict(kernel=kernel, budget=budget, average=True, random_state=0)
+    if kernel != "rbf":
+        params["budget_strategy"] = "remove"
+    models = {}
+    for name, X_form in _input_forms(X).items():
+        model = KernelPerceptron(**params, max_iter=5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if online:
+                # a batch smaller than the budget, then one that exceeds it
+                model.partial_fit(X_form[:15], y[:15], classes=np.unique(y))
+                model.partial_fit(X_form[15:], y[15:])
+            else:
+                model.fit(X_form, y)
+        models[name] = model
+    reference = models["dense64"]
+    assert reference.support_.size > 0 and len(reference.classes_) == n_classes
+    for name, model in models.items():
+        assert_same(
+            _densified(fitted_attributes(model)),
+            _densified(fitted_attributes(reference)),
+            name,
+        )
+    for X_eval in _input_forms(X_test).values():
+        # float32 and float64 rows of the same values, dense or CSR alike
+        for a, b in [("dense64", "dense32"), ("csr64", "csr32")]:
+            assert_same_outputs(models[a], models[b], X_eval)
+
+
+def test_non_canonical_csr_gives_the_bits_of_canonical_csr():
+    """CSR rows with unsorted and duplicate indices are summed as their
+    canonical form, without a change to the caller's matrix."""
+    X = sp.csr_matrix(X_IRIS[:120])
+    y = Y_IRIS[:120]
+    # each value v stored as v/2 twice, the row's entries reversed
+    rows = [X.indices[X.indptr[i] : X.indptr[i + 1]] for i in range(X.shape[0])]
+    values = [X.data[X.indptr[i] : X.indptr[i + 1]] for i in range(X.shape[0])]
+    indices = np.concatenate([np.r_[r[::-1], r[::-1]] for r in rows])
+    data = np.concatenate([np.r_[v[::-1], v[::-1]] / 2 for v in values])
+    indptr = np.r_[0, np.cumsum([2 * len(r) for r in rows])]
+    messy = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    assert not messy.has_canonical_format
+    kept = messy.indices.copy()
+    for kernel in FEATURE_KERNELS:
+        canonical = _fit(KernelPerceptron(kernel=kernel, random_state=0), X, y)
+        other = _fit(KernelPerceptron(kernel=kernel, random_state=0), messy, y)
+        assert_same(
+            _densified(fitted_attributes(other)),
+            _densified(fitted_attributes(canonical)),
+        )
+    assert_array_equal(messy.indices, kept)
 
 
 PARALLEL = [e for e in ESTIMATORS if "n_jobs" in e.get_params()]
