@@ -135,6 +135,10 @@ def check_no_underflow(X, products):
     values = X.data if sp.issparse(X) else X
     if values.size == 0:
         return X
+    # a value of normal scale among the first ones settles it without a
+    # pass over X, which would be serial work in a parallel fit
+    if np.abs(values.flat[:1024]).max() >= _UNDERFLOW:
+        return X
     largest = max(float(values.max()), -float(values.min()))
     if 0 < largest < _UNDERFLOW:
         exponent = -int(np.frexp(largest)[1])
