@@ -188,27 +188,6 @@ def test_partial_fit_memory_follows_the_batch_not_the_model():
     assert extra < 0.05 * model_bytes, extra / model_bytes
 
 
-def test_pickles_during_sparse_partial_fits_hold_one_model():
-    """pickle writes the arrays after __getstate__ returns, while partial_fit
-    writes the run's weights in place: a pickle taken meanwhile holds the
-    model before a call or after it, never a mixture."""
-    batches = _hashed_batches(30, n_features=5000, n_classes=4)
-    X_test = sp.vstack([X for X, _ in batches[:4]]).tocsr()
-    clf = MarginPerceptron(random_state=0)
-    clf.partial_fit(*batches[0], classes=np.arange(4))
-    models = [clf.decision_function(X_test)]
-    with reading_threads(lambda: pickle.dumps(clf), 2) as seen:
-        for X, y in batches[1:]:
-            clf.partial_fit(X, y)
-            models.append(clf.decision_function(X_test))
-    assert len(seen) > 10
-    for dumped in seen:
-        scores = pickle.loads(dumped).decision_function(X_test)
-        assert any(np.array_equal(scores, model) for model in models)
-        # and the copy goes on as a model of its own
-        pickle.loads(dumped).partial_fit(*batches[1])
-
-
 def test_partial_fit_memory_does_not_grow_with_the_features_seen():
     """A call after many that touched many features costs what its own
     batch holds: margin_'s norms read the weights of the features seen in
@@ -282,20 +261,46 @@ def test_a_call_that_fails_after_writing_in_place_restores_the_model():
     np.testing.assert_array_equal(clf.coef_, fresh.coef_)
 
 
-def test_reads_during_sparse_partial_fits_see_one_model():
-    """partial_fit writes the batch's weights into the model in place:
-    threads reading meanwhile see the model before a call or after it."""
+def _reads_during_sparse_partial_fits(read):
+    """What ``read(clf, X_test)`` returned in threads while one MarginPerceptron
+    ran partial_fit on CSR batches (which writes its weights in place),
+    the decision values of each model that a call published, the test
+    rows and a batch."""
     batches = _hashed_batches(30, n_features=5000, n_classes=4)
     X_test = sp.vstack([X for X, _ in batches[:4]]).tocsr()
     clf = MarginPerceptron(random_state=0)
     clf.partial_fit(*batches[0], classes=np.arange(4))
     models = [clf.decision_function(X_test)]
-    with reading_threads(lambda: clf.decision_function(X_test), 2) as seen:
+    with reading_threads(lambda: read(clf, X_test), 2) as seen:
         for X, y in batches[1:]:
             clf.partial_fit(X, y)
             models.append(clf.decision_function(X_test))
+    return seen, models, X_test, batches[1]
+
+
+def test_reads_during_sparse_partial_fits_see_one_model():
+    """Threads reading while partial_fit writes the batch's weights into
+    the model in place see the model before a call or after it."""
+    seen, models, _, _ = _reads_during_sparse_partial_fits(
+        lambda clf, X_test: clf.decision_function(X_test)
+    )
     for scores in seen:
         assert any(np.array_equal(scores, model) for model in models)
+
+
+def test_pickles_during_sparse_partial_fits_hold_one_model():
+    """pickle writes the arrays after __getstate__ returns, while partial_fit
+    writes the run's weights in place: a pickle taken meanwhile holds the
+    model before a call or after it, never a mixture."""
+    seen, models, X_test, batch = _reads_during_sparse_partial_fits(
+        lambda clf, _: pickle.dumps(clf)
+    )
+    assert len(seen) > 10
+    for dumped in seen:
+        scores = pickle.loads(dumped).decision_function(X_test)
+        assert any(np.array_equal(scores, model) for model in models)
+        # and the copy goes on as a model of its own
+        pickle.loads(dumped).partial_fit(*batch)
 
 
 def test_sparse_partial_fit_continues_a_model_loaded_read_only(tmp_path):
