@@ -563,19 +563,21 @@ class BasePerceptron(
             )
         )
 
-    def _control(self, max_iter, stop_when_separated):
+    def _control(self, max_iter, stop_when_separated, seed=None, first_epoch=0):
         """The control of the compiled loop's epochs, as its struct; the
-        stopping rule runs in fit only."""
+        stopping rule runs in fit only. ``seed`` continues a run's
+        shuffling (a new one by default)."""
         rule = stop_when_separated and self.tol is not None
         return dict(
             max_iter=max_iter,
             shuffle=self.shuffle,
-            seed=self._run_seed(),
+            seed=self._run_seed() if seed is None else seed,
             stop_when_separated=stop_when_separated,
             verbose=self.verbose,
             tol=float(self.tol or 0.0),
             n_iter_no_change=self.n_iter_no_change if rule else 0,
             record_updates=self.record_updates,
+            first_epoch=first_epoch,
         )
 
     def _averaged(self, stopped):

@@ -37,6 +37,9 @@ cdef struct Control:
     Py_ssize_t n_iter_no_change
     # Whether the call records its updates (see count_update).
     bint record_updates
+    # The number of the call's first epoch in its run: a run driven one
+    # epoch a call (early stopping) numbers its epochs on.
+    Py_ssize_t first_epoch
 
 
 cdef struct Epochs:
@@ -219,7 +222,7 @@ cdef inline Py_ssize_t begin_epoch(Epochs* e, Py_ssize_t epoch,
     place): the number of problems still training, 0 when none is."""
     cdef Py_ssize_t c
     interrupted(e)
-    e.epoch = epoch
+    e.epoch = e.control.first_epoch + epoch
     e.n_active = 0
     for c in range(e.n_problems):
         e.epoch_updates[c] = 0

@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+from sklearn.model_selection import train_test_split
 from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
@@ -37,6 +38,7 @@ from ._kernel_perceptron_fast import (
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._overflow import Quantity
+from ._validation_split import check_validation_split
 from .kernels import inverse_dot_kernel
 
 # The kernels the compiled loop computes itself (on dense or CSR rows, float64
@@ -52,6 +54,9 @@ _COMPILED_KERNELS = {
 }
 
 _REMEDY = "or use a kernel of smaller values"
+# early_stopping="auto" splits samples larger than this, as the
+# gradient-boosting estimators of scikit-learn do
+_EARLY_STOPPING_SAMPLES = 10_000
 
 # the kernels that read gamma (as nu for inverse_dot)
 _KERNELS_WITH_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2", "inverse_dot"}
@@ -123,8 +128,17 @@ class KernelRun:
         )
 
 
+class _ArrayState:
+    """The copy of a loop's state of arrays, which the loop changes in place."""
+
+    def copy(self):
+        return replace(
+            self, **{name: value.copy() for name, value in vars(self).items()}
+        )
+
+
 @dataclass
-class Points:
+class Points(_ArrayState):
     """The points of one call, the support so far followed by the batch, and
     the function on them, as the compiled loop updates them: the columns of
     ``f``, ``g``, ``coef`` and ``avg_coef`` are the points, and the support
@@ -138,6 +152,10 @@ class Points:
     support_state: np.ndarray
     in_support: np.ndarray
 
+    @property
+    def n_support(self):
+        return int(self.support_state[1])
+
     def support(self):
         """The indices of the points in the support, oldest first."""
         start, count = self.support_state
@@ -145,7 +163,7 @@ class Points:
 
 
 @dataclass
-class BudgetSupport:
+class BudgetSupport(_ArrayState):
     """The support vectors of a budgeted run as its compiled loop keeps
     them: slots of ``rows`` (one more row, scratch, at the end), their
     squared norms (the loop's), coefficients (a row per problem), averaging sums (no
@@ -188,6 +206,10 @@ class BudgetSupport:
             age=slots(np.arange(n_old)[None], np.int64)[0],
             state=np.array([n_old, n_old, run.n_seen], dtype=np.int64),
         )
+
+    @property
+    def n_support(self):
+        return int(self.state[0])
 
     def kept(self, counters, n_seen, estimator, X):
         """The run after the call: the support oldest first, with the
@@ -283,6 +305,31 @@ class KernelPerceptron(BasePerceptron):
 
     {{stopping}}
 
+    early_stopping : bool or "auto", default="auto"
+        Whether :meth:`fit` sets aside a stratified ``validation_fraction``
+        of the training data and trains on the rest, scoring after each
+        epoch the function it would answer with (see ``average``) on the
+        part set aside. The run stops ``n_iter_no_change`` epochs after
+        its best score, or at an epoch without updates, and answers as it
+        stood at the best score (``validation_scores_``); the score
+        replaces the stopping rule on the training data (``tol``).
+        ``"auto"`` turns it on for samples of more than 10,000 examples, as
+        :class:`~sklearn.ensemble.HistGradientBoostingClassifier` does:
+        with the RBF kernel every sample of distinct points is separable,
+        label noise included, so the rule on the training data lets a run
+        learn the noise, and on a large sample each of its epochs costs
+        ``n`` kernel values per update. A run that early stopping ends has
+        not separated its training data (``converged_=False``,
+        ``stop_reason_="no_improvement"``) and the theorems of its
+        threshold do not apply to it: ``early_stopping=False`` runs to
+        separation. Used by :meth:`fit` only; a sample too small to put
+        every class on both sides of the split raises a ``ValueError``
+        before any training.
+
+    validation_fraction : float, default=0.1
+        The share of the training data set aside for early stopping, in
+        the open interval (0, 1).
+
     {{shuffle}}
 
     {{random_state}}
@@ -373,6 +420,15 @@ class KernelPerceptron(BasePerceptron):
     {{converged_}}
 
     {{stop_reason_}}
+
+    validation_scores_ : list of float or None
+        With early stopping, the accuracy on the validation part after
+        each epoch of the last :meth:`fit` (weighted by the sample and
+        class weights); ``None`` without.
+
+    best_validation_score_ : float or None
+        The best of ``validation_scores_``, which the fitted function
+        scores; ``None`` without early stopping.
 
     {{updates_}}
 
@@ -523,6 +579,8 @@ class KernelPerceptron(BasePerceptron):
         "budget": [Interval(Integral, 1, np.iinfo(np.intp).max, closed="both"), None],
         "budget_strategy": [StrOptions(set(_BUDGET_STRATEGIES))],
         "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "early_stopping": ["boolean", StrOptions({"auto"})],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __init__(
@@ -538,6 +596,8 @@ class KernelPerceptron(BasePerceptron):
         max_iter=100,
         tol=0.01,
         n_iter_no_change=5,
+        early_stopping="auto",
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         average="auto",
@@ -560,6 +620,8 @@ class KernelPerceptron(BasePerceptron):
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
@@ -727,6 +789,7 @@ class KernelPerceptron(BasePerceptron):
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on the support vectors so far and the batch
         X (codes: the indices of y in classes_); set the fitted attributes."""
+        self.validation_scores_ = self.best_validation_score_ = None
         run = self._run
         if self._budget_binds(X):
             return self._train_budget(
@@ -745,26 +808,78 @@ class KernelPerceptron(BasePerceptron):
 
         n_old = len(run.index)
         counters = run.counters()
-        failure = new_failure()
-        n_epochs, converged, stopped, updates = run_epochs(
-            rows,
-            sq_norms,
-            spec,
-            compute_column,
-            columns,
-            diag,
-            np.concatenate([run.codes, codes]).astype(np.int32),
-            first_class(self.classes_),
-            np.concatenate([np.zeros(n_old), weight]),
-            np.arange(n_old, points.shape[0], dtype=np.intp),
-            work,
-            counters,
-            self.budget or 0,
-            schedule,
-            self._control(max_iter, stop_when_separated),
-            np.zeros(1, dtype=np.uint8),
-            failure,
+        y = np.concatenate([run.codes, codes]).astype(np.int32)
+        all_weights = np.concatenate([np.zeros(n_old), weight])
+
+        def epochs(visit, work, counters, control, continued=False):
+            failure = new_failure()
+            result = run_epochs(
+                rows,
+                sq_norms,
+                spec,
+                compute_column,
+                columns,
+                diag,
+                y,
+                first_class(self.classes_),
+                all_weights,
+                visit,
+                work,
+                counters,
+                self.budget or 0,
+                schedule,
+                control,
+                np.zeros(1, dtype=np.uint8),
+                failure,
+                continued,
+            )
+            self._check_kernel_failure(failure, points)
+            return result
+
+        if stop_when_separated and self._early_stopping(X):
+
+            def function_on(work, validation):
+                columns = n_old + validation
+                return work.f[:, columns], work.g[:, columns]
+
+            train, progress, averaged, work, counters = self._validated_epochs(
+                epochs, work, counters, codes, weight, n_old, function_on
+            )
+        else:
+            train = np.arange(X.shape[0])
+            progress = epochs(
+                np.arange(n_old, points.shape[0], dtype=np.intp),
+                work,
+                counters,
+                self._control(max_iter, stop_when_separated),
+            )
+            averaged = None
+        n_epochs, converged, stopped, updates = progress
+        self._run = self._kept(counters, work, points, X, codes)
+        if updates is not None:
+            # the loop numbers the points of the run, the old ones first
+            updates[:, 0] -= n_old
+        return self._finish(
+            n_epochs,
+            converged,
+            stopped,
+            updates,
+            work.f[:, n_old + train],
+            work.g[:, n_old + train],
+            codes[train],
+            weight[train],
+            averaged,
         )
+
+    def _early_stopping(self, X):
+        """Whether fit on X stops on a validation split."""
+        if self.early_stopping == "auto":
+            return X.shape[0] > _EARLY_STOPPING_SAMPLES
+        return self.early_stopping
+
+    def _check_kernel_failure(self, failure, points):
+        """Raise for the value that was not finite in a call of the loop,
+        naming a kernel that gave NaN on finite input."""
         if failure[0] == Quantity.KERNEL_NAN:
             # NaN from finite squared norms is the kernel's own; from norms
             # that overflow it is inf - inf, an overflow
@@ -779,37 +894,105 @@ class KernelPerceptron(BasePerceptron):
                 self._raise_nan_kernel(failure[1])
             failure[0] = Quantity.KERNEL_VALUE
         check_failure(failure, _REMEDY)
-        self._run = self._kept(counters, work, points, X, codes)
-        if updates is not None:
-            # the loop numbers the points of the run, the old ones first
-            updates[:, 0] -= n_old
-        return self._finish(
-            n_epochs,
-            converged,
-            stopped,
-            updates,
-            work.f[:, n_old:],
-            work.g[:, n_old:],
-            codes,
-            weight,
-        )
 
-    def _finish(self, n_epochs, converged, stopped, updates, f, g, codes, weight):
+    def _validated_epochs(
+        self, epochs, work, counters, codes, weight, offset, function_on
+    ):
+        """Early stopping: the epochs of a fit on a stratified training part
+        of the batch, one call of ``epochs(visit, work, counters, control,
+        continued)`` each (the batch's rows are the loop's from ``offset``
+        on), scored after each on the validation part, which no epoch
+        visits: ``function_on(work, validation)`` gives the function and
+        its averaging accumulators there. Ends at an epoch without updates,
+        or ``n_iter_no_change`` epochs after the best score, returning the
+        run as it stood at the best; (training part, the loop's results,
+        the problems that answer with their averaged function, the state
+        of the loop, the counters)."""
+        check_validation_split(codes, self.validation_fraction)
+        seed = self._run_seed()
+        train, validation = (
+            np.sort(part)
+            for part in train_test_split(
+                np.arange(len(codes)),
+                test_size=self.validation_fraction,
+                stratify=codes,
+                random_state=self.random_state,
+            )
+        )
+        visit = (offset + train).astype(np.intp)
+        k = len(counters.n_steps)
+        self.validation_scores_, self.best_validation_score_ = [], -np.inf
+        recorded, best, n_epochs, since_best = [], None, 0, 0
+        stalled = converged = False
+        for epoch in range(self.max_iter):
+            control = self._control(1, True, seed=seed, first_epoch=epoch)
+            # the validation score replaces the rule on the training data
+            control["n_iter_no_change"] = 0
+            _, separated, _, updates, seed = epochs(
+                visit, work, counters, control, continued=True
+            )
+            n_epochs += 1
+            if updates is not None:
+                recorded.append(updates)
+            if separated.all():
+                converged = True
+                break
+            answered = self._averaged(np.ones(k, dtype=bool), work.n_support)
+            score = _validation_score(
+                *function_on(work, validation),
+                counters.n_steps,
+                answered,
+                codes[validation],
+                weight[validation],
+            )
+            self.validation_scores_.append(score)
+            if self.verbose > 0:
+                print(f"-- Validation score: {score:.6g}")
+            if score > self.best_validation_score_:
+                self.best_validation_score_, since_best = score, 0
+                best = (work.copy(), counters.counters(), len(recorded), answered)
+                continue
+            since_best += 1
+            if since_best >= self.n_iter_no_change:
+                stalled = True
+                break
+        if converged:
+            # the last function, which separates the training part
+            answered = self._averaged(np.zeros(k, dtype=bool), work.n_support)
+        elif best is not None:
+            work, counters, n_recorded, answered = best
+            recorded = recorded[:n_recorded]
+        progress = (
+            np.full(k, n_epochs),
+            np.full(k, converged),
+            np.full(k, stalled),
+            np.concatenate(recorded) if self.record_updates else None,
+        )
+        return train, progress, answered, work, counters
+
+    def _finish(
+        self, n_epochs, converged, stopped, updates, f, g, codes, weight, averaged
+    ):
         """The fitted attributes after a call, from the decision values f
-        and averaging accumulators g on its batch, and its recorded updates
-        (examples numbered in the batch) or None."""
+        and averaging accumulators g on its batch, its recorded updates
+        (examples numbered in the batch) or None, and which problems answer
+        with their averaged function (by default, as _averaged says)."""
         self.n_updates_ = self._run.n_updates
         self._set_progress(n_epochs, converged, stopped)
         self.updates_ = updates
-        self._set_model(f, g, codes, weight, self._averaged(stopped))
+        if averaged is None:
+            averaged = self._averaged(stopped)
+        self._set_model(f, g, codes, weight, averaged)
         return self
 
-    def _averaged(self, stopped):
+    def _averaged(self, stopped, n_support=None):
         """As in the other perceptrons, except that with ``"auto"`` a full
-        budget answers with the last function: the mean of the functions so
-        far loses what each merge or removal takes from it, and no update
-        corrects it."""
-        full = self.budget is not None and len(self._run.index) >= self.budget
+        budget (of the run, or of ``n_support`` vectors) answers with the
+        last function: the mean of the functions so far loses what each
+        merge or removal takes from it, and no update corrects it."""
+        if n_support is None:
+            n_support = len(self._run.index)
+        full = self.budget is not None and n_support >= self.budget
         if self.average == "auto" and full:
             return np.zeros(len(stopped), dtype=bool)
         return super()._averaged(stopped)
@@ -829,41 +1012,71 @@ class KernelPerceptron(BasePerceptron):
         run = self._run
         support = BudgetSupport.holding(run, self.budget, X.shape[1])
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
-        diag = kernel_diagonal(squared_norms(X), spec)
+        sq_norms = squared_norms(X)
+        diag = kernel_diagonal(sq_norms, spec)
         counters = run.counters()
-        failure = new_failure()
-        n_epochs, converged, stopped, updates = run_budget_epochs(
-            X,
-            spec,
-            diag,
-            codes.astype(np.int32),
-            first_class(self.classes_),
-            weight,
-            np.arange(X.shape[0], dtype=np.intp),
-            support,
-            counters,
-            self.budget,
-            _BUDGET_STRATEGIES[self.budget_strategy],
-            schedule,
-            self._control(max_iter, stop_when_separated),
-            np.zeros(1, dtype=np.uint8),
-            failure,
-        )
-        check_failure(failure, _REMEDY)
+
+        def epochs(visit, support, counters, control, continued=False):
+            failure = new_failure()
+            result = run_budget_epochs(
+                X,
+                spec,
+                diag,
+                codes.astype(np.int32),
+                first_class(self.classes_),
+                weight,
+                visit,
+                support,
+                counters,
+                self.budget,
+                _BUDGET_STRATEGIES[self.budget_strategy],
+                schedule,
+                control,
+                np.zeros(1, dtype=np.uint8),
+                failure,
+                continued,
+            )
+            check_failure(failure, _REMEDY)
+            return result
+
+        if stop_when_separated and self._early_stopping(X):
+
+            def function_on(support, validation):
+                held = support.state[0]
+                products = kernel_products(
+                    X[validation],
+                    sq_norms[validation],
+                    support.rows[:held],
+                    support.sq_norms[:held],
+                    spec,
+                    np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),
+                )
+                return products[: len(support.coef)], products[len(support.coef) :]
+
+            train, progress, averaged, support, counters = self._validated_epochs(
+                epochs, support, counters, codes, weight, 0, function_on
+            )
+        else:
+            train = np.arange(X.shape[0])
+            progress = epochs(
+                np.arange(X.shape[0], dtype=np.intp),
+                support,
+                counters,
+                self._control(max_iter, stop_when_separated),
+            )
+            averaged = None
         self._run = support.kept(counters, run.n_seen + X.shape[0], self, X)
         products = self._training_products(
-            X, self._run.rows, np.vstack([self._run.coef, self._run.avg])
+            X[train], self._run.rows, np.vstack([self._run.coef, self._run.avg])
         )
         n_problems = len(self._run.coef)
         return self._finish(
-            n_epochs,
-            converged,
-            stopped,
-            updates,
+            *progress,
             products[:, :n_problems].T,
             products[:, n_problems:].T,
-            codes,
-            weight,
+            codes[train],
+            weight[train],
+            averaged,
         )
 
     def _raise_nan_kernel(self, epoch):
@@ -1046,6 +1259,20 @@ class KernelPerceptron(BasePerceptron):
         smallest = (signs * scores)[weight > 0].min(axis=0, initial=np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
+
+
+def _validation_score(f, g, n_steps, answered, codes, weight):
+    """The weighted accuracy on points labelled by ``codes`` (indices in
+    ``classes_``) of the function that the run answers with if it stops
+    now, whose values there are ``f`` (a copy), averaged with the
+    accumulators ``g`` for the problems ``answered``."""
+    if answered.any():
+        steps = np.maximum(n_steps[answered], 1)[:, None]
+        f[answered] -= g[answered] / steps
+    predicted = (f[0] >= 0).astype(np.intp) if len(f) == 1 else f.argmax(axis=0)
+    return float(
+        np.average(predicted == codes, weights=weight if weight.sum() > 0 else None)
+    )
 
 
 def _narrow_indices(X):

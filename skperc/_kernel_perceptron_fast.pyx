@@ -475,7 +475,7 @@ cdef int _run_epochs(
                 while m.budget > 0 and m.n_support >= m.budget:
                     _forget_oldest(m, cache, kernel, e)
                     if not cache.finite_columns:
-                        fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                        fail(e.failure, KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
                         return 0
                 m.queue[(m.queue_start + m.n_support) % n] = i
                 m.n_support += 1
@@ -484,7 +484,7 @@ cdef int _run_epochs(
             countdown -= n // 64
             column = _column(cache, kernel, i)
             if not cache.finite_columns:
-                fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                fail(e.failure, KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
                 return 0
             for c in range(k):
                 if delta[c] == 0.0:
@@ -654,6 +654,7 @@ def run_epochs(
     Control control,
     const unsigned char[::1] stop,
     int64_t[::1] failure,
+    bint continued=False,
 ):
     """Run up to ``control.max_iter`` epochs over the points in visit;
     update the state in place.
@@ -678,6 +679,11 @@ def run_epochs(
     recorded with ``control.record_updates`` or None: see count_update in
     _epochs.pxd). A value that is not finite stops the run and is recorded
     in ``failure`` (see _overflow.pxd), the state then being unusable.
+
+    A caller that continues one run over calls (early stopping) passes
+    ``continued``: the shuffle then goes on from the order that ``visit``
+    was left in, with ``control.seed`` the shuffle's state, and the call
+    returns a fifth item, the shuffle's state after it.
     """
     cdef double[:, ::1] f = points.f
     cdef double[:, ::1] g = points.g
@@ -713,7 +719,8 @@ def run_epochs(
         if not 0 <= visit[ii] < n_points:
             raise ValueError("run_epochs: a visited point is out of range.")
     if visit.shape[0] == 0:
-        return close_epochs(&e, run, opened)
+        closed = close_epochs(&e, run, opened)
+        return closed + (e.rng,) if continued else closed
     cdef double[::1] scratch = np.zeros(rows.shape[1])
     _set_kernel(&kernel, rows, sq_norms, spec, compute_column, scratch)
 
@@ -761,7 +768,8 @@ def run_epochs(
     if failure[0] == KERNEL_VALUE and (cache.nan_column
                                        or np.isnan(np.asarray(diag)).any()):
         failure[0] = KERNEL_NAN
-    return close_epochs(&e, run, opened)
+    closed = close_epochs(&e, run, opened)
+    return closed + (e.rng,) if continued else closed
 
 
 cdef _check_kernel_rows(rows, const double[::1] sq_norms, int kind,
@@ -1168,7 +1176,7 @@ cdef int _run_budget_epochs(
             _kernel_row(kernel, b.rows, b.sq_norms, b.n_support,
                         b.rows + cap * d, b.sq_norms[cap], b.krow)
             if not _all_finite(b.krow, b.n_support):
-                fail(e.failure, KERNEL_VALUE, epoch, e.n_updates[0], 0)
+                fail(e.failure, KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
                 return 0
 
             updated = False
@@ -1234,6 +1242,7 @@ def run_budget_epochs(
     Control control,
     const unsigned char[::1] stop,
     int64_t[::1] failure,
+    bint continued=False,
 ):
     """Run up to ``control.max_iter`` budgeted epochs over the examples in
     visit, the rows of ``X``: a C-ordered float64 or float32 array or a
@@ -1288,7 +1297,8 @@ def run_budget_epochs(
         if not 0 <= visit[ii] < n:
             raise ValueError("run_budget_epochs: a visited point is out of range.")
     if visit.shape[0] == 0:
-        return close_epochs(&e, run, opened)
+        closed = close_epochs(&e, run, opened)
+        return closed + (e.rng,) if continued else closed
 
     cdef double[::1] krow = np.zeros(cap)
     cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
@@ -1311,6 +1321,10 @@ def run_budget_epochs(
     b.n_support = state[0]
     for ii in range(b.n_support):
         sv_sq[ii] = squared_norm(&rows[ii, 0], d)
+        # a run continued over calls on one batch (early stopping) finds
+        # the slots of the batch's examples again
+        if 0 <= index[ii] - state[2] < n:
+            slot_of[index[ii] - state[2]] = ii
     b.strategy = strategy
     b.first_class = first_class
     b.rows = &rows[0, 0]
@@ -1336,4 +1350,5 @@ def run_budget_epochs(
         )
     state[0] = b.n_support
     state[1] = b.clock
-    return close_epochs(&e, run, opened)
+    closed = close_epochs(&e, run, opened)
+    return closed + (e.rng,) if continued else closed

@@ -32,6 +32,7 @@ from ._compat import (
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
 from ._nonfinite import raise_non_finite
+from ._validation_split import check_validation_split
 from .schedules import (
     ConstantThreshold,
     SublinearThreshold,
@@ -537,7 +538,7 @@ class MarginMLPClassifier(
 
         if self.early_stopping:
             # a sample too small for the split stops the fit before any work
-            _check_validation_split(codes, self.validation_fraction)
+            check_validation_split(codes, self.validation_fraction)
         self._random_state = check_random_state(self.random_state)
         if continuing:
             self._own_run_state(X.dtype, clock)
@@ -879,21 +880,6 @@ class MarginMLPClassifier(
         """Weighted accuracy on validated data, given as class indices."""
         predicted = _predicted_codes(self._forward(X, self.hidden_thresholds_)[-1])
         return float(np.average(predicted == codes, weights=weight))
-
-
-def _check_validation_split(codes, validation_fraction):
-    """Raise if the stratified validation split of early stopping cannot be
-    made: it needs every class on both sides."""
-    try:
-        train_test_split(
-            codes, test_size=validation_fraction, stratify=codes, random_state=0
-        )
-    except ValueError as error:
-        raise ValueError(
-            "early_stopping=True sets aside a stratified "
-            f"validation_fraction={validation_fraction} of the training data, "
-            f"with every class on both sides, which this sample cannot give: {error}"
-        ) from error
 
 
 def _predicted_codes(scores):

@@ -205,6 +205,7 @@ def _shard_epoch(shard, state, mixed, active, settings):
             tol=0.0,
             n_iter_no_change=0,
             record_updates=False,
+            first_epoch=0,
         ),
         np.zeros(1, dtype=np.uint8),
         failure,

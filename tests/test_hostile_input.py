@@ -530,7 +530,7 @@ def test_a_class_of_one_example(estimator):
     y = Y_TRAIN.copy()
     y[5] = "d"
     model = clone(estimator)
-    if estimator.get_params().get("early_stopping"):
+    if estimator.get_params().get("early_stopping") is True:
         # the stratified validation split needs two examples of each class
         with pytest.raises(ValueError, match="early_stopping=True"):
             model.fit(X_TRAIN, y)

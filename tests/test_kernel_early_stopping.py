@@ -1,0 +1,221 @@
+"""Early stopping of KernelPerceptron: the run on the training part, the
+validation score, the run it answers with, and when "auto" turns it on."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import train_test_split
+
+from skperc import KernelPerceptron
+
+GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
+
+
+def noisy(n_samples=600, n_classes=2, random_state=0):
+    return make_classification(
+        n_samples=n_samples,
+        n_features=8,
+        n_informative=5,
+        n_classes=n_classes,
+        flip_y=0.15,
+        random_state=random_state,
+    )
+
+
+def split(y, fraction, random_state):
+    """The training and validation parts of early stopping, as fit draws
+    them for an int random_state."""
+    return (
+        np.sort(part)
+        for part in train_test_split(
+            np.arange(len(y)),
+            test_size=fraction,
+            stratify=y,
+            random_state=random_state,
+        )
+    )
+
+
+def fit_quietly(estimator, X, y, **fit_params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y, **fit_params)
+
+
+INPUTS = {
+    "dense": lambda X: X,
+    "csr": sp.csr_matrix,
+    "float32": lambda X: X.astype(np.float32),
+}
+BUDGETS = [
+    dict(),
+    dict(budget=40, budget_strategy="merge"),
+    dict(budget=40, budget_strategy="remove"),
+]
+
+
+@pytest.mark.parametrize("form", INPUTS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove"])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
+    form, n_classes, budget, seed
+):
+    # The epochs run one call each, on the training part only; the answer
+    # is that run as it stood at its best validation score: the same bits
+    # as a run of that many epochs on the training part alone.
+    X, y = noisy(n_classes=n_classes, random_state=seed)
+    X = INPUTS[form](X)
+    params = dict(
+        gamma=GAMMA, average=True, random_state=seed, record_updates=True, **budget
+    )
+    stopped = fit_quietly(
+        KernelPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
+    )
+    train, _ = split(y, 0.1, seed)
+    best = int(np.argmax(stopped.validation_scores_)) + 1
+    assert stopped.n_iter_ == best + 3 or stopped.stop_reason_ != "no_improvement"
+    plain = fit_quietly(
+        KernelPerceptron(tol=None, max_iter=best, **params),
+        X[train],
+        y[train],
+    )
+    support = np.where(plain.support_ >= 0, train[plain.support_], -1)
+    assert_array_equal(stopped.support_, support)
+    assert_array_equal(stopped.dual_coef_, plain.dual_coef_)
+    assert_array_equal(stopped.n_updates_, plain.n_updates_)
+    assert_array_equal(stopped.updates_[:, 0], train[plain.updates_[:, 0]])
+    assert_array_equal(stopped.updates_[:, 1:], plain.updates_[:, 1:])
+
+
+@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_answer_scores_the_best_validation_score(budget, seed):
+    X, y = noisy(n_classes=3, random_state=seed)
+    weight = np.random.RandomState(seed).uniform(0.5, 2.0, len(y))
+    model = fit_quietly(
+        KernelPerceptron(
+            gamma=GAMMA,
+            early_stopping=True,
+            validation_fraction=0.2,
+            random_state=seed,
+            **budget,
+        ),
+        X,
+        y,
+        sample_weight=weight,
+    )
+    _, validation = split(y, 0.2, seed)
+    score = model.score(X[validation], y[validation], weight[validation])
+    assert score == pytest.approx(model.best_validation_score_, abs=1e-12)
+    assert model.best_validation_score_ == max(model.validation_scores_)
+    # no example of the validation part enters the support
+    assert not np.isin(model.support_, validation).any()
+
+
+def test_a_noisy_run_stops_at_its_validation_score_without_warning():
+    X, y = noisy(n_samples=1000, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        stopped = KernelPerceptron(early_stopping=True, random_state=0).fit(X, y)
+    assert stopped.stop_reason_ == "no_improvement"
+    assert not stopped.converged_
+    # n_iter_no_change=5 epochs after the best
+    assert stopped.n_iter_ == np.argmax(stopped.validation_scores_) + 1 + 5
+
+
+def test_a_separated_training_part_ends_the_run_with_its_last_function():
+    # Linearly separable with a wide margin: an epoch without updates comes
+    # before the validation score can stall.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(400, 2))
+    X = X[np.abs(X[:, 0]) > 0.2]
+    y = (X[:, 0] > 0).astype(int)
+    model = KernelPerceptron(kernel="linear", early_stopping=True, random_state=0)
+    model.fit(X, y)
+    assert model.converged_ and model.stop_reason_ == "separated"
+    train, _ = split(y, 0.1, 0)
+    assert model.margin_[0] > 0
+    assert (model.decision_function(X[train]) * np.where(y[train], 1, -1) > 0).all()
+
+
+def test_running_out_of_epochs_warns_and_answers_with_the_best():
+    X, y = noisy(random_state=2)
+    model = KernelPerceptron(
+        gamma=GAMMA,
+        early_stopping=True,
+        max_iter=2,
+        n_iter_no_change=5,
+        random_state=0,
+    )
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        model.fit(X, y)
+    assert model.stop_reason_ == "max_iter"
+    assert len(model.validation_scores_) == 2
+    _, validation = split(y, 0.1, 0)
+    assert model.score(X[validation], y[validation]) == pytest.approx(
+        max(model.validation_scores_), abs=1e-12
+    )
+
+
+def test_a_precomputed_kernel_stops_on_its_validation_rows():
+    X, y = noisy(random_state=3)
+    gram = rbf_kernel(X, gamma=GAMMA)
+    on_features = fit_quietly(
+        KernelPerceptron(gamma=GAMMA, early_stopping=True, random_state=0), X, y
+    )
+    precomputed = fit_quietly(
+        KernelPerceptron(kernel="precomputed", early_stopping=True, random_state=0),
+        gram,
+        y,
+    )
+    assert_array_equal(precomputed.support_, on_features.support_)
+    assert precomputed.validation_scores_ == on_features.validation_scores_
+
+
+@pytest.mark.parametrize("n_samples, on", [(10_000, False), (10_001, True)])
+def test_auto_splits_samples_larger_than_10000(n_samples, on):
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((n_samples, 2))
+    y = (X[:, 0] > 0).astype(int)
+    model = fit_quietly(
+        KernelPerceptron(kernel="linear", max_iter=1, random_state=0), X, y
+    )
+    assert (model.validation_scores_ is not None) == on
+    assert len(model.support_) and model.support_.max() < n_samples
+
+
+def test_partial_fit_does_not_split():
+    X, y = noisy(n_samples=200)
+    model = KernelPerceptron(early_stopping=True).partial_fit(X, y, classes=[0, 1])
+    assert model.validation_scores_ is None
+    assert model.n_iter_ == 1
+
+
+def test_verbose_prints_the_validation_scores(capsys):
+    X, y = noisy(n_samples=300)
+    fit_quietly(
+        KernelPerceptron(gamma=GAMMA, early_stopping=True, verbose=1, random_state=0),
+        X,
+        y,
+    )
+    out = capsys.readouterr().out
+    assert "-- Validation score: " in out
+    assert "-- Stopped: no_improvement" in out
+    # the epochs of the run are numbered on from call to call
+    assert "-- Epoch 2:" in out
+
+
+def test_a_split_too_small_raises_before_training():
+    X, y = noisy(n_samples=40)
+    y[0] = 2  # a class of one example cannot be on both sides
+    model = KernelPerceptron(early_stopping=True)
+    with pytest.raises(ValueError, match="early_stopping=True sets aside"):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_")
