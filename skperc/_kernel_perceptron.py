@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.model_selection import train_test_split
 from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
@@ -26,6 +25,11 @@ from ._base import (
 )
 from ._compat import Interval, StrOptions, get_chunk_n_rows
 from ._docs import fill_doc
+from ._early_stopping import (
+    epochs_until_stalled,
+    validation_split,
+    weighted_accuracy,
+)
 from ._kernel_perceptron_fast import (
     BudgetStrategy,
     KernelKind,
@@ -38,7 +42,6 @@ from ._kernel_perceptron_fast import (
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._overflow import Quantity
-from ._validation_split import check_validation_split
 from .kernels import inverse_dot_kernel
 
 # The kernels the compiled loop computes itself (on dense or CSR rows, float64
@@ -903,64 +906,50 @@ class KernelPerceptron(BasePerceptron):
         continued)`` each (the batch's rows are the loop's from ``offset``
         on), scored after each on the validation part, which no epoch
         visits: ``function_on(work, validation)`` gives the function and
-        its averaging accumulators there. Ends at an epoch without updates,
-        or ``n_iter_no_change`` epochs after the best score, returning the
-        run as it stood at the best; (training part, the loop's results,
-        the problems that answer with their averaged function, the state
-        of the loop, the counters)."""
-        check_validation_split(codes, self.validation_fraction)
-        seed = self._run_seed()
-        train, validation = (
-            np.sort(part)
-            for part in train_test_split(
-                np.arange(len(codes)),
-                test_size=self.validation_fraction,
-                stratify=codes,
-                random_state=self.random_state,
-            )
+        its averaging accumulators there. Returns the run as it stood at
+        the best score unless the last epoch separated the training part:
+        (training part, the loop's results, the problems that answer with
+        their averaged function, the state of the loop, the counters)."""
+        train, validation = validation_split(
+            codes, self.validation_fraction, self.random_state
         )
+        seed = self._run_seed()
         visit = (offset + train).astype(np.intp)
         k = len(counters.n_steps)
-        self.validation_scores_, self.best_validation_score_ = [], -np.inf
-        recorded, best, n_epochs, since_best = [], None, 0, 0
-        stalled = converged = False
-        for epoch in range(self.max_iter):
+        recorded = []
+
+        def one_epoch(epoch):
+            nonlocal seed
             control = self._control(1, True, seed=seed, first_epoch=epoch)
             # the validation score replaces the rule on the training data
             control["n_iter_no_change"] = 0
             _, separated, _, updates, seed = epochs(
                 visit, work, counters, control, continued=True
             )
-            n_epochs += 1
             if updates is not None:
                 recorded.append(updates)
-            if separated.all():
-                converged = True
-                break
-            answered = self._averaged(np.ones(k, dtype=bool), work.n_support)
-            score = _validation_score(
-                *function_on(work, validation),
-                counters.n_steps,
-                answered,
-                codes[validation],
-                weight[validation],
-            )
-            self.validation_scores_.append(score)
-            if self.verbose > 0:
-                print(f"-- Validation score: {score:.6g}")
-            if score > self.best_validation_score_:
-                self.best_validation_score_, since_best = score, 0
-                best = (work.copy(), counters.counters(), len(recorded), answered)
-                continue
-            since_best += 1
-            if since_best >= self.n_iter_no_change:
-                stalled = True
-                break
+            return separated.all()
+
+        def answered(stopped=True):
+            return self._averaged(np.full(k, stopped), work.n_support)
+
+        def score():
+            f, g = function_on(work, validation)
+            f = _answer(f, g, counters.n_steps, answered())
+            predicted = (f[0] >= 0).astype(np.intp) if k == 1 else f.argmax(axis=0)
+            return weighted_accuracy(predicted, codes[validation], weight[validation])
+
+        n_epochs, converged, stalled, best = epochs_until_stalled(
+            self,
+            one_epoch,
+            score,
+            lambda: (work.copy(), counters.counters(), len(recorded), answered()),
+        )
         if converged:
             # the last function, which separates the training part
-            answered = self._averaged(np.zeros(k, dtype=bool), work.n_support)
-        elif best is not None:
-            work, counters, n_recorded, answered = best
+            averaged = answered(stopped=False)
+        else:
+            work, counters, n_recorded, averaged = best
             recorded = recorded[:n_recorded]
         progress = (
             np.full(k, n_epochs),
@@ -968,7 +957,7 @@ class KernelPerceptron(BasePerceptron):
             np.full(k, stalled),
             np.concatenate(recorded) if self.record_updates else None,
         )
-        return train, progress, answered, work, counters
+        return train, progress, averaged, work, counters
 
     def _finish(
         self, n_epochs, converged, stopped, updates, f, g, codes, weight, averaged
@@ -1218,12 +1207,9 @@ class KernelPerceptron(BasePerceptron):
         values are f (and averaging accumulators g); the averaged function
         for the problems ``averaged``, the last one for the others."""
         run = self._run
-        dual_coef, support_f, f = run.coef.copy(), run.f.copy(), f.copy()
-        if averaged.any():
-            steps = np.maximum(run.n_steps[averaged], 1)[:, None]
-            dual_coef[averaged] -= run.avg[averaged] / steps
-            support_f[averaged] -= run.g[averaged] / steps
-            f[averaged] -= g[averaged] / steps
+        dual_coef = _answer(run.coef.copy(), run.avg, run.n_steps, averaged)
+        support_f = _answer(run.f.copy(), run.g, run.n_steps, averaged)
+        f = _answer(f.copy(), g, run.n_steps, averaged)
         if not (np.isfinite(dual_coef).all() and np.isfinite(f).all()):
             raise_non_finite(
                 "the averaged decision function", "at the end of the run", _REMEDY
@@ -1261,18 +1247,13 @@ class KernelPerceptron(BasePerceptron):
             return np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
 
 
-def _validation_score(f, g, n_steps, answered, codes, weight):
-    """The weighted accuracy on points labelled by ``codes`` (indices in
-    ``classes_``) of the function that the run answers with if it stops
-    now, whose values there are ``f`` (a copy), averaged with the
-    accumulators ``g`` for the problems ``answered``."""
-    if answered.any():
-        steps = np.maximum(n_steps[answered], 1)[:, None]
-        f[answered] -= g[answered] / steps
-    predicted = (f[0] >= 0).astype(np.intp) if len(f) == 1 else f.argmax(axis=0)
-    return float(
-        np.average(predicted == codes, weights=weight if weight.sum() > 0 else None)
-    )
+def _answer(f, g, n_steps, averaged):
+    """The decision values ``f`` (a copy) of the function that answers:
+    averaged with the accumulators ``g`` for the problems ``averaged``."""
+    if averaged.any():
+        steps = np.maximum(n_steps[averaged], 1)[:, None]
+        f[averaged] -= g[averaged] / steps
+    return f
 
 
 def _narrow_indices(X):

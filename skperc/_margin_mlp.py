@@ -31,8 +31,8 @@ from ._compat import (
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
+from ._early_stopping import check_validation_split
 from ._nonfinite import raise_non_finite
-from ._validation_split import check_validation_split
 from .schedules import (
     ConstantThreshold,
     SublinearThreshold,
