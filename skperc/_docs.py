@@ -67,6 +67,21 @@ guarantees of its theorem; below it, the run may be ended with
 ``converged_=False`` and ``stop_reason_="no_improvement"``, and
 ``tol=None`` runs the papers' algorithm to separation.
 """,
+    "validation_fraction": """
+validation_fraction : float, default=0.1
+    The share of the training data set aside for early stopping, in the
+    open interval (0, 1).
+""",
+    "validation_scores_": """
+validation_scores_ : list of float or None
+    With early stopping, the accuracy on the validation part after each
+    epoch of the last :meth:`fit` (weighted by the sample and class
+    weights); ``None`` without.
+
+best_validation_score_ : float or None
+    The best of ``validation_scores_``, which the fitted model scores;
+    ``None`` without early stopping.
+""",
     "shuffle": """
 shuffle : bool, default=True
     Whether to shuffle the training data before each epoch.

@@ -329,9 +329,7 @@ class KernelPerceptron(BasePerceptron):
         every class on both sides of the split raises a ``ValueError``
         before any training.
 
-    validation_fraction : float, default=0.1
-        The share of the training data set aside for early stopping, in
-        the open interval (0, 1).
+    {{validation_fraction}}
 
     {{shuffle}}
 
@@ -424,14 +422,7 @@ class KernelPerceptron(BasePerceptron):
 
     {{stop_reason_}}
 
-    validation_scores_ : list of float or None
-        With early stopping, the accuracy on the validation part after
-        each epoch of the last :meth:`fit` (weighted by the sample and
-        class weights); ``None`` without.
-
-    best_validation_score_ : float or None
-        The best of ``validation_scores_``, which the fitted function
-        scores; ``None`` without early stopping.
+    {{validation_scores_}}
 
     {{updates_}}
 

@@ -5,6 +5,7 @@ from numbers import Real
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.utils.extmath import safe_sparse_dot
 
 from ._atomic import reading_model, write_in_place
 from ._base import (
@@ -18,6 +19,7 @@ from ._base import (
 )
 from ._compat import Interval, StrOptions
 from ._docs import fill_doc
+from ._early_stopping import epochs_until_stalled, validation_split, weighted_accuracy
 from ._margin_perceptron_fast import LiftMode, padded_width, run_epochs
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 
@@ -217,6 +219,22 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     {{stopping}}
 
+    early_stopping : bool, default=False
+        Whether :meth:`fit` sets aside a stratified ``validation_fraction``
+        of the training data and trains on the rest, scoring after each
+        epoch the weights it would answer with (see ``average``) on the
+        part set aside. The run stops ``n_iter_no_change`` epochs after
+        its best score, or at an epoch without updates, and answers as it
+        stood at the best score; the score replaces the stopping rule on
+        the training data (``tol``). A run that it ends has not separated
+        its training data (``converged_=False``,
+        ``stop_reason_="no_improvement"``), and the theorems of its
+        threshold do not apply to it. Used by :meth:`fit` only; a sample too
+        small to put every class on both sides of the split raises a
+        ``ValueError`` before any training.
+
+    {{validation_fraction}}
+
     {{shuffle}}
 
     {{random_state}}
@@ -273,6 +291,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     {{converged_}}
 
     {{stop_reason_}}
+
+    {{validation_scores_}}
 
     {{updates_}}
 
@@ -368,6 +388,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto", "rms"}),
         ],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __init__(
@@ -381,6 +403,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         max_iter=1000,
         tol=0.01,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         average="auto",
@@ -398,6 +422,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
@@ -455,29 +481,69 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on a batch (codes: the indices of y in
-        classes_) and set the fitted attributes.
+        classes_) and set the fitted attributes."""
+        self.validation_scores_ = self.best_validation_score_ = None
+        if stop_when_separated and self.early_stopping:
+            return self._train_validated(X, codes, weight, schedule)
+        rows, columns = compact_rows(X)
+        progress = self._epochs(
+            rows,
+            X.shape[1],
+            columns,
+            codes,
+            weight,
+            schedule,
+            self._control(max_iter, stop_when_separated),
+            follow_norms=not (stop_when_separated and self._run.n_steps.any()),
+        )
+        self.updates_ = progress[3]
+        return self._set_fitted(
+            X, (rows, columns), codes, weight, progress[:3], self._averaged(progress[2])
+        )
+
+    def _epochs(
+        self,
+        rows,
+        n_features,
+        columns,
+        codes,
+        weight,
+        schedule,
+        control,
+        follow_norms,
+        order=None,
+        seen=False,
+    ):
+        """Epochs of the compiled loop on the compact rows of a batch (codes:
+        the indices of y in classes_), which then become the run's; (epochs
+        of each problem, whether each converged, whether the stopping rule
+        ended each, the recorded updates or None) and, with ``order`` (the
+        order of the visits, which the shuffle continues from), the
+        shuffle's state after the call.
 
         The loop trains a copy of the weights of the features the batch
         holds (all of them for dense X) and its renumbered rows, so that a
         call costs what its batch holds, not n_features x n_classes; the
         copy then replaces those weights in the run, through
         write_in_place, and a call that fails leaves the model as it was.
+        A run that fit continues (warm_start, or the epochs of early
+        stopping) revisits examples the lift has seen (``follow_norms``
+        False); a new run and each partial_fit add theirs. ``seen``: every
+        row has been seen by an earlier call of the run, whose radius holds.
         """
-        rows, columns = compact_rows(X)
-        n_columns = X.shape[1] if columns is None else len(columns)
+        n_columns = n_features if columns is None else len(columns)
         mode, value = self._lift(self._run.radius)
         work = self._run.on(columns)
-        # A fit that continues a run (warm_start) revisits examples the
-        # lift has seen; a new run and each partial_fit add theirs.
-        follow_norms = not (stop_when_separated and self._run.n_steps.any())
         problems = np.arange(len(work.lift_coef))
         blocks = np.array_split(
             problems, min(effective_n_jobs(self.n_jobs), len(problems))
         )
-        control = self._control(max_iter, stop_when_separated)
         stop = np.zeros(1, dtype=np.uint8)
+        # Every block visits the examples in the same order; the first
+        # continues the caller's in place.
+        orders = [order] + [None if order is None else order.copy() for _ in blocks]
 
-        def train_block(columns):
+        def train_block(i, columns):
             # one block trains the work copy itself, several a copy each
             block = (
                 work
@@ -494,10 +560,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 block,
                 schedule,
                 float(self.eta0),
-                dict(mode=mode, value=value, follow=follow_norms),
+                dict(mode=mode, value=value, follow=follow_norms, seen=seen),
                 control,
                 stop,
                 failure,
+                order=orders[i],
             )
             return block, progress, failure
 
@@ -505,7 +572,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             # Threads share X; a process backend set by the caller (loky,
             # dask) would send each block its own copy.
             results = Parallel(n_jobs=len(blocks), require="sharedmem")(
-                delayed(train_block)(columns) for columns in blocks
+                delayed(train_block)(i, columns) for i, columns in enumerate(blocks)
             )
         finally:
             # an interrupt ends every block still running
@@ -515,19 +582,101 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         if len(blocks) > 1:
             work = LinearRun.join([block for block, _, _ in results])
         self._commit(work, columns)
-        n_epochs, converged, stopped = (
+        progress = tuple(
             np.concatenate([progress[i] for _, progress, _ in results])
             for i in range(3)
+        ) + (
+            self._recorded(
+                [
+                    (progress[3], block[0])
+                    for (_, progress, _), block in zip(results, blocks, strict=True)
+                ]
+            ),
         )
-        self.updates_ = self._recorded(
-            [
-                (progress[3], block[0])
-                for (_, progress, _), block in zip(results, blocks, strict=True)
-            ]
+        if order is None:
+            return progress
+        return progress + (results[0][1][4]["seed"],)
+
+    def _train_validated(self, X, codes, weight, schedule):
+        """fit with early stopping: the epochs on a stratified training part
+        of X, one call of the loop each, scored on the validation part
+        after each; the run as it stood at the best score unless the last
+        epoch separated the training part."""
+        train, validation = validation_split(
+            codes, self.validation_fraction, self.random_state
         )
-        self.coef_, self.intercept_ = self._model(self._averaged(stopped), columns)
+        seed = self._run_seed()
+        X_train, X_val = X[train], X[validation]
+        rows, columns = compact_rows(X_train)
+        order = np.arange(len(train), dtype=np.intp)
+        k = len(self._run.lift_coef)
+        follow_norms = not self._run.n_steps.any()
+        recorded = []
+
+        def one_epoch(epoch):
+            nonlocal seed
+            control = self._control(1, True, seed=seed, first_epoch=epoch)
+            # the validation score replaces the rule on the training data
+            control["n_iter_no_change"] = 0
+            *progress, seed = self._epochs(
+                rows,
+                X.shape[1],
+                columns,
+                codes[train],
+                weight[train],
+                schedule,
+                control,
+                follow_norms=follow_norms and epoch == 0,
+                order=order,
+                seen=epoch > 0,
+            )
+            recorded.append(progress[3])
+            return progress[1].all()
+
+        def answered(stopped=True):
+            return self._averaged(np.full(k, stopped))
+
+        def score():
+            coef, intercept = self._model(answered())
+            scores = safe_sparse_dot(X_val, coef.T) + intercept
+            predicted = (
+                (scores[:, 0] >= 0).astype(np.intp) if k == 1 else scores.argmax(axis=1)
+            )
+            return weighted_accuracy(predicted, codes[validation], weight[validation])
+
+        n_epochs, converged, stalled, best = epochs_until_stalled(
+            self, one_epoch, score, lambda: (self._run.copy(), len(recorded))
+        )
+        if converged:
+            # the last weights, which separate the training part
+            averaged = answered(stopped=False)
+        else:
+            self._run, n_recorded = best
+            recorded = recorded[:n_recorded]
+            averaged = answered()
+        self.updates_ = None
+        if self.record_updates:
+            # the rows of X, in the order of a run of these epochs in one call
+            updates = np.concatenate(recorded)
+            updates[:, 0] = train[updates[:, 0]]
+            self.updates_ = updates[np.argsort(updates[:, 2], kind="stable")]
+        return self._set_fitted(
+            X_train,
+            (rows, columns),
+            codes[train],
+            weight[train],
+            (np.full(k, n_epochs), np.full(k, converged), np.full(k, stalled)),
+            averaged,
+        )
+
+    def _set_fitted(self, X, compact, codes, weight, progress, averaged):
+        """The fitted attributes after a call on the batch X (``compact``:
+        its compact rows), whose (epochs, converged, stopped) of each
+        problem are ``progress``, answering with the averaged weights for
+        the problems ``averaged``."""
+        self.coef_, self.intercept_ = self._model(averaged, compact[1])
         self.n_updates_ = self._run.n_updates
-        self._set_progress(n_epochs, converged, stopped)
+        self._set_progress(*progress)
         self.radius_ = float(np.sqrt(self._run.radius[0]))
         self.margin_ = linear_margins(
             X,
@@ -537,7 +686,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             self.coef_,
             self.intercept_,
             features=self._run.features,
-            compact=(rows, columns),
+            compact=compact,
         )
         return self
 

@@ -1,5 +1,6 @@
-"""Early stopping of KernelPerceptron: the run on the training part, the
-validation score, the run it answers with, and when "auto" turns it on."""
+"""Early stopping of MarginPerceptron and KernelPerceptron: the run on the
+training part, the validation score, the run it answers with, and when
+KernelPerceptron's "auto" turns it on."""
 
 import warnings
 
@@ -12,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import train_test_split
 
-from skperc import KernelPerceptron
+from skperc import KernelPerceptron, MarginPerceptron
 
 GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
 
@@ -56,13 +57,13 @@ INPUTS = {
 BUDGETS = [
     dict(),
     dict(budget=40, budget_strategy="merge"),
-    dict(budget=40, budget_strategy="remove"),
+    dict(budget=40, budget_strategy="remove", beta="power"),
 ]
 
 
 @pytest.mark.parametrize("form", INPUTS)
 @pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove"])
+@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove-power"])
 @pytest.mark.parametrize("seed", range(3))
 def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     form, n_classes, budget, seed
@@ -94,7 +95,65 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     assert_array_equal(stopped.updates_[:, 1:], plain.updates_[:, 1:])
 
 
-@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove"])
+LINEAR = [
+    dict(),
+    dict(beta="power", n_jobs=2),
+    dict(beta="scale", fit_intercept=False),
+    dict(beta=0.5, intercept_scaling="auto", eta0=0.5),
+]
+
+
+@pytest.mark.parametrize("form", INPUTS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("params", LINEAR, ids=["rosenblatt", "power", "scale", "beta"])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_linear_answer_is_the_run_on_the_training_part_at_its_best_epoch(
+    form, n_classes, params, seed
+):
+    X, y = noisy(n_samples=1000, n_classes=n_classes, random_state=seed)
+    X = INPUTS[form](X)
+    params = dict(average=True, random_state=seed, record_updates=True, **params)
+    stopped = fit_quietly(
+        MarginPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
+    )
+    train, _ = split(y, 0.1, seed)
+    best = int(np.argmax(stopped.validation_scores_)) + 1
+    plain = fit_quietly(
+        MarginPerceptron(tol=None, max_iter=best, **params), X[train], y[train]
+    )
+    assert_array_equal(stopped.coef_, plain.coef_)
+    assert_array_equal(stopped.intercept_, plain.intercept_)
+    assert_array_equal(stopped.n_updates_, plain.n_updates_)
+    assert_array_equal(stopped.margin_, plain.margin_)
+    assert_array_equal(stopped.updates_[:, 0], train[plain.updates_[:, 0]])
+    assert_array_equal(stopped.updates_[:, 1:], plain.updates_[:, 1:])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_linear_answer_scores_the_best_validation_score(seed):
+    X, y = noisy(n_samples=1000, n_classes=3, random_state=seed)
+    weight = np.random.RandomState(seed).uniform(0.5, 2.0, len(y))
+    model = fit_quietly(
+        MarginPerceptron(
+            early_stopping=True, validation_fraction=0.2, random_state=seed
+        ),
+        X,
+        y,
+        sample_weight=weight,
+    )
+    _, validation = split(y, 0.2, seed)
+    score = model.score(X[validation], y[validation], weight[validation])
+    assert score == pytest.approx(model.best_validation_score_, abs=1e-12)
+    assert model.stop_reason_ == "no_improvement" and not model.converged_
+
+
+def test_the_linear_default_does_not_split():
+    X, y = noisy()
+    model = MarginPerceptron(random_state=0).fit(X, y)
+    assert model.validation_scores_ is None and model.best_validation_score_ is None
+
+
+@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove-power"])
 @pytest.mark.parametrize("seed", range(4))
 def test_the_answer_scores_the_best_validation_score(budget, seed):
     X, y = noisy(n_classes=3, random_state=seed)
