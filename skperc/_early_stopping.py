@@ -64,9 +64,15 @@ def epochs_until_stalled(estimator, one_epoch, score, snapshot):
     return estimator.max_iter, False, False, best
 
 
-def weighted_accuracy(predicted, codes, weight):
-    """The accuracy of ``predicted`` class indices, weighted by ``weight``
-    unless every weight is 0."""
+def weighted_accuracy(scores, codes, weight):
+    """The accuracy of the one-vs-rest decision values ``scores``, of shape
+    (n_samples, n_problems), on examples of class indices ``codes``,
+    weighted by ``weight`` unless every weight is 0. As predict: a binary
+    problem's value >= 0 is the second class; else the largest wins."""
+    if scores.shape[1] == 1:
+        predicted = (scores[:, 0] >= 0).astype(np.intp)
+    else:
+        predicted = scores.argmax(axis=1)
     return float(
         np.average(predicted == codes, weights=weight if weight.sum() > 0 else None)
     )

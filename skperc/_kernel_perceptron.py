@@ -927,8 +927,7 @@ class KernelPerceptron(BasePerceptron):
         def score():
             f, g = function_on(work, validation)
             f = _answer(f, g, counters.n_steps, answered())
-            predicted = (f[0] >= 0).astype(np.intp) if k == 1 else f.argmax(axis=0)
-            return weighted_accuracy(predicted, codes[validation], weight[validation])
+            return weighted_accuracy(f.T, codes[validation], weight[validation])
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
             self,

@@ -639,10 +639,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         def score():
             coef, intercept = self._model(answered())
             scores = safe_sparse_dot(X_val, coef.T) + intercept
-            predicted = (
-                (scores[:, 0] >= 0).astype(np.intp) if k == 1 else scores.argmax(axis=1)
-            )
-            return weighted_accuracy(predicted, codes[validation], weight[validation])
+            return weighted_accuracy(scores, codes[validation], weight[validation])
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
             self, one_epoch, score, lambda: (self._run.copy(), len(recorded))
