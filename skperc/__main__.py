@@ -55,8 +55,8 @@ MODELS = {
     "sklearn SVC()": lambda: SVC(),
     "LinearProgramClassifier(C=1)": lambda: LinearProgramClassifier(C=1.0),
     "HalvingClassifier()": lambda: HalvingClassifier(),
-    'MarginMLPClassifier(beta="power")': lambda: MarginMLPClassifier(
-        (100,), beta="power", max_iter=50, random_state=0
+    'MarginMLPClassifier(beta="sublinear")': lambda: MarginMLPClassifier(
+        (100,), beta="sublinear", max_iter=50, random_state=0
     ),
     "sklearn MLPClassifier()": lambda: MLPClassifier(
         (100,), max_iter=50, random_state=0
