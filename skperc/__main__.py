@@ -85,7 +85,7 @@ def tour_row(name, estimator, X_train, X_test, y_train, y_test):
         f"{margin(estimator, X_train, y_train).min():9.4f}" if perceptron else "-"
     )
     return (
-        f"{name:36} {estimator.score(X_test, y_test):8.3f} {smallest:>9} "
+        f"{name:37} {estimator.score(X_test, y_test):8.3f} {smallest:>9} "
         f"{'-' if updates is None else updates.sum():>9} "
         f"{'-' if epochs is None else int(np.max(epochs)):>6} "
         f"{stopped or '-':>14} "
@@ -104,7 +104,7 @@ def main():
         "or max_iter)."
     )
     header = (
-        f"{'model':36} {'accuracy':>8} {'margin':>9} {'updates':>9} "
+        f"{'model':37} {'accuracy':>8} {'margin':>9} {'updates':>9} "
         f"{'epochs':>6} {'stopped':>14} {'fit s':>7}"
     )
     for dataset, load in DATASETS.items():
