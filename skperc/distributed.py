@@ -55,6 +55,11 @@ class _Shard:
     codes: np.ndarray  # int32, the index of each label in classes_
     weight: np.ndarray  # float64, the weight of each example
 
+    def __sizeof__(self):
+        # what dask.distributed counts (through sys.getsizeof) to place the
+        # epochs next to the shard and never move it to balance the work
+        return object.__sizeof__(self) + _nbytes(*self.rows, self.codes, self.weight)
+
 
 @dataclass
 class _ShardRun:
@@ -69,6 +74,16 @@ class _ShardRun:
     converged: np.ndarray  # whether each problem's function held still
     mistakes: np.ndarray  # weight of the examples with y f(x) <= 0
     update_sum: np.ndarray  # sum of the update sizes of the last epoch
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + _nbytes(
+            *vars(self.run).values(), *vars(self).values()
+        )
+
+
+def _nbytes(*values):
+    """The bytes of the arrays among ``values``."""
+    return sum(value.nbytes for value in values if isinstance(value, np.ndarray))
 
 
 @dataclass
@@ -352,6 +367,32 @@ class _Dask:
                 for shard in self.shards
             ]
         )
+
+
+def _spread(client, keys):
+    """The worker to load and keep each shard on, given the keys of its
+    blocks of X: None (wherever the cluster holds it) for a block already
+    in the cluster's memory, else the worker with the fewest shards per
+    thread so far. Left to itself the scheduler may load every block of a
+    few on one worker (it gives a worker about 1.1 tasks per thread at
+    once), whose epochs would then run one after the other."""
+    threads = client.nthreads()
+    # Client.who_has takes futures, which a persisted collection no longer
+    # holds: ask the scheduler about the keys
+    held = client.sync(client.scheduler.who_has, keys=keys)
+    shards = dict.fromkeys(threads, 0)
+    for key in keys:
+        for worker in held.get(key, ())[:1]:
+            shards[worker] = shards.get(worker, 0) + 1
+    places = []
+    for key in keys:
+        if held.get(key):
+            places.append(None)
+            continue
+        worker = min(threads, key=lambda w: shards[w] / threads[w])
+        shards[worker] += 1
+        places.append(worker)
+    return places
 
 
 def _is_dask_collection(X):
@@ -1014,14 +1055,18 @@ class ParameterMixingClassifier(
             else sample_weight.to_delayed().ravel(),
         ]
         validation = estimator._validation()
-        shards = client.compute(
-            [
+        shards = [
+            client.compute(
                 dask.delayed(_prepare_shard)(
                     xb, yb, wb, classes, class_weight, validation
-                )
-                for xb, yb, wb in zip(*blocks, strict=True)
-            ]
-        )
+                ),
+                workers=worker,
+                allow_other_workers=True,
+            )
+            for xb, yb, wb, worker in zip(
+                *blocks, _spread(client, [xb.key for xb in blocks[0]]), strict=True
+            )
+        ]
 
         def engine(start, seeds):
             starts = [
