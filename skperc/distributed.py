@@ -21,6 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, validate_data
 
 from ._base import (
+    _UNDERFLOW,
     LinearPredictMixin,
     check_class_count,
     check_sparse_structure,
@@ -121,6 +122,18 @@ def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
     if not (np.isfinite(weight).all() and (weight >= 0).all()):
         raise ValueError("sample_weight must hold finite weights >= 0.")
     return _Shard(rows_of(X), codes, weight)
+
+
+def _scale_sample(shard):
+    """Values of the shard whose largest absolute value is the shard's (or
+    one of normal scale), from which ``check_no_underflow`` decides on the
+    whole sample: its first values, and its extremes unless one of those
+    has normal scale."""
+    values = shard.rows[0]
+    head = values[:1024]
+    if not head.size or np.abs(head).max() >= _UNDERFLOW:
+        return head
+    return np.concatenate((head, [values.min(), values.max()]))
 
 
 def _new_run(n_features, n_problems, average):
@@ -843,6 +856,15 @@ class ParameterMixingClassifier(
         ``estimator``'s own ``partial_fit``, to the last bit. The stopping
         rule does not apply: a stream decides its own epochs.
 
+        The first call trains a clone of ``estimator``, ``estimator_``,
+        and later calls continue it, as the ``partial_fit`` of
+        scikit-learn's meta-estimators (``OneVsRestClassifier``,
+        ``MultiOutputClassifier``) continues the clones of its first call:
+        ``set_params(estimator__eta0=...)`` takes effect at the next
+        :meth:`fit`, while ``estimator_.set_params(eta0=...)`` changes the
+        run from the next call on, as ``set_params`` between the calls of
+        a perceptron's own ``partial_fit`` does.
+
         Parameters
         ----------
         X : {array-like, sparse matrix, dask array, dask dataframe} of \
@@ -873,9 +895,11 @@ class ParameterMixingClassifier(
             estimator = clone(
                 MarginPerceptron() if self.estimator is None else self.estimator
             )
-            estimator._validate_params()
         else:
             estimator = self.estimator_
+        # the run's own parameters may have been set since the last call, as
+        # a perceptron's may between its partial_fit calls
+        estimator._validate_params()
         if estimator.class_weight == "balanced":
             raise ValueError(
                 "class_weight='balanced' is not supported by partial_fit: the "
@@ -1067,6 +1091,14 @@ class ParameterMixingClassifier(
                 *blocks, _spread(client, [xb.key for xb in blocks[0]]), strict=True
             )
         ]
+        if reset:
+            # a new run refuses input whose products underflow, as the
+            # threads do: the check of the whole sample, from values of
+            # every shard that hold its largest
+            estimator._check_input(
+                np.concatenate(client.gather(client.map(_scale_sample, shards))),
+                warm=False,
+            )
 
         def engine(start, seeds):
             starts = [

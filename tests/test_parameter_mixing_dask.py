@@ -1,6 +1,7 @@
 """Parameter mixing on a dask.distributed cluster of two worker processes:
 the same weights as on threads, the theorems, the accuracy of the
-single-machine run, and a worker lost in the middle of a fit."""
+single-machine run, where the shards lie, and a worker lost in the middle
+of a fit."""
 
 import os
 import warnings
@@ -154,6 +155,30 @@ def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
         clf.partial_fit(*chunked(X, np.where(y == 1, 2, y), 2))
     with pytest.raises(ValueError, match="features"):
         clf.partial_fit(*chunked(X[:, :3], y, 2))
+
+
+def test_input_whose_products_underflow_is_refused_as_on_the_threads(client):
+    """The largest value of the whole sample decides, as on the threads:
+    tiny values everywhere are refused before any work, tiny values in
+    one shard only train (the first row is tiny either way)."""
+    X, y = make_margin_classification(600, 3, margin=0.2, random_state=0)
+    tiny = X * 1e-170
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier().fit(*chunked(tiny, y, 2))
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier().partial_fit(
+            *chunked(tiny, y, 2), classes=np.unique(y)
+        )
+    for tiny_rows in (slice(0, 300), slice(0, 600, 2)):
+        mixed = X.copy()
+        mixed[tiny_rows] *= 1e-170
+        threads = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0), n_shards=2
+        ).fit(mixed, y)
+        on_dask = ParameterMixingClassifier(MarginPerceptron(random_state=0)).fit(
+            *chunked(mixed, y, 2)
+        )
+        assert same_weights(threads, on_dask)
 
 
 def test_dask_dataframe(client):
