@@ -252,7 +252,7 @@ def epochs_by_worker(stream):
     worker."""
     epochs, shards = (
         [t for t in stream if str(t["key"]).startswith(name)]
-        for name in ("_shard_epoch", "_prepare_shard")
+        for name in ("_shard_epoch", "_load_block")
     )
     return (
         {t["worker"] for t in epochs},
