@@ -23,13 +23,16 @@ accuracy target), asks for the same error up to that wandering.
 Then :class:`~skperc.distributed.ParameterMixingClassifier` with the same
 perceptron runs on 1 and 2 shards of threads and on a ``LocalCluster`` of
 2 worker processes (2 shards, each worker opening its rows of the memmap
-file itself). For each run the state of every epoch is kept with the wall
-time at which it was mixed, and the training error of the model that the
-fit would answer with, had the rule ended it there (the averaged weights),
-is measured after the fit, outside the timed run: the time to the target
-is the time of the first epoch at or below it. One shard is one core's run
-to the last bit, so its epochs to the target are one core's, whose time to
-the target is that of a fit of as many epochs (``max_iter``).
+file itself). For each run the state of every epoch is kept, and the
+training error of the model that the fit would answer with, had the rule
+ended it there (the averaged weights), is measured after the fit: the
+epochs to the target are those of the first epoch at or below it. One
+shard is one core's run to the last bit, so its epochs to the target are
+one core's. The time to the target of each engine is that of a fit of its
+epochs to the target (``max_iter``), timed from the call of ``fit`` to its
+return, so that every engine's includes the same work: its validation of
+the data, the cluster's loading of its shards on the workers, and the end
+of the fit (the margin of the model on the training data).
 
 Printed: epochs, epochs and seconds to the target, seconds of the whole
 fit, seconds and processor seconds (of this process) per epoch, test
@@ -37,7 +40,12 @@ accuracy, and the ratios: one core's time to the target over the 2
 threads' (target: at least 1.7x, accuracy within 0.5 point), one core's
 time per epoch over theirs, and the cluster's time to the target over the
 2 threads' (target: at most 1.5). Medians over ``--repeat`` runs, each
-with its own ``random_state``. Wall times need the cores idle: the load
+with its own ``random_state``; the ratios of the times to the target are
+medians of each seed's own, whose timed fits are neighbours in time (the
+2 threads and the cluster take turns to run first), since the load of a
+shared machine drifts over a benchmark. The engines read the data from
+the same page cache, and the cluster is started, its workers with skperc
+imported, before any timing. Wall times need the cores idle: the load
 average is printed, and the processor time per epoch of the 2 threads over
 one core's (the work that mixing adds) gives the per-epoch speed-up that
 two idle cores would show.
@@ -49,10 +57,12 @@ Run from the repository root::
 """
 
 import argparse
+import importlib
 import os
 import tempfile
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -97,7 +107,7 @@ def load_rows(path, start, stop):
 
 
 class Trajectory:
-    """The shards' reports of every epoch and when they were mixed, kept by
+    """The shards' reports of every epoch, kept by
     wrapping the mixing step of skperc.distributed; the model of each
     epoch is then built by the code that ends a fit."""
 
@@ -106,11 +116,9 @@ class Trajectory:
         self.epochs = []
 
     def __enter__(self):
-        self.start = time.perf_counter()
-
         def kept(reports, coef, lift_coef):
             mixed = self.mix(reports, coef, lift_coef)
-            self.epochs.append((time.perf_counter() - self.start, reports, mixed))
+            self.epochs.append((reports, mixed))
             return mixed
 
         mixing._mix = kept
@@ -119,21 +127,33 @@ class Trajectory:
     def __exit__(self, *exc):
         mixing._mix = self.mix
 
-    def time_to(self, estimator, X, y, target):
-        """(epochs, seconds) to the first epoch whose averaged model has a
-        training error <= target."""
+    def epochs_to(self, estimator, X, y, target):
+        """The epochs to the first epoch whose averaged model has a training
+        error <= target, or None."""
         # the radius of the whole sample, as the fit pools it after the
         # first epoch
-        radius = mixing._pooled_radius(self.epochs[0][1])
-        for epoch, (seconds, reports, (coef, lift_coef)) in enumerate(self.epochs, 1):
+        radius = mixing._pooled_radius(self.epochs[0][0])
+        for epoch, (reports, (coef, lift_coef)) in enumerate(self.epochs, 1):
             mixed = (coef, lift_coef, radius)
             estimator._run = mixing._mixed_run(
                 [mixing._finish_shard(report, mixed) for report in reports]
             )
             coef_, intercept_ = estimator._model(np.ones(len(lift_coef), dtype=bool))
             if error_rate(X, y, coef_[0], intercept_[0]) <= target:
-                return epoch, seconds
-        return None, float("nan")
+                return epoch
+        return None
+
+
+def one_core_fit(X, y, seed, max_iter=None):
+    options = {} if max_iter is None else {"max_iter": max_iter}
+    return MarginPerceptron(random_state=seed, **options).fit(X, y)
+
+
+def mixed_fit(n_shards, data, seed, max_iter=None):
+    options = {} if max_iter is None else {"max_iter": max_iter}
+    return ParameterMixingClassifier(
+        MarginPerceptron(random_state=seed, **options), n_shards=n_shards
+    ).fit(*data)
 
 
 def run_mixed(fit, X, y, target, X_test, y_test):
@@ -142,11 +162,9 @@ def run_mixed(fit, X, y, target, X_test, y_test):
         clf = fit()
         total, cpu = time.perf_counter() - start, time.process_time() - cpu
     accuracy = clf.score(X_test, y_test)
-    epochs, seconds = trajectory.time_to(clf.estimator_, X, y, target)
     return dict(
         epochs=clf.n_iter_,
-        epochs_to=epochs,
-        to_target=seconds,
+        epochs_to=trajectory.epochs_to(clf.estimator_, X, y, target),
         total=total,
         per_epoch=total / clf.n_iter_,
         cpu_per_epoch=cpu / clf.n_iter_,
@@ -190,8 +208,11 @@ def main():
                 processes=True,
                 dashboard_address=None,
             ) as cluster,
-            Client(cluster),
+            Client(cluster) as client,
         ):
+            # the workers' imports are part of starting the cluster, not of
+            # its first fit
+            client.run(importlib.import_module, "skperc.distributed")
             X_dask = da.concatenate(
                 [
                     da.from_delayed(
@@ -226,34 +247,33 @@ def main():
                     cpu_per_epoch=cpu / single.n_iter_,
                     accuracy=single.score(X_test, y_test),
                 )
-                for name, n_shards, data in [
-                    ("1 shard", 1, (X, y)),
-                    ("2 threads", 2, (X, y)),
-                    ("cluster", None, (X_dask, y_dask)),
-                ]:
+                fits = {
+                    name: partial(mixed_fit, n_shards, data, seed)
+                    for name, n_shards, data in [
+                        ("1 shard", 1, (X, y)),
+                        ("2 threads", 2, (X, y)),
+                        ("cluster", None, (X_dask, y_dask)),
+                    ]
+                }
+                # the load of a shared machine drifts: the engines take turns
+                # to run first
+                engines = ["2 threads", "cluster"][:: 1 if seed % 2 == 0 else -1]
+                for name in ["1 shard", *engines]:
                     results[name].append(
-                        run_mixed(
-                            lambda n_shards=n_shards, data=data, seed=seed: (
-                                ParameterMixingClassifier(
-                                    MarginPerceptron(random_state=seed),
-                                    n_shards=n_shards,
-                                ).fit(*data)
-                            ),
-                            X,
-                            y,
-                            target,
-                            X_test,
-                            y_test,
-                        )
+                        run_mixed(fits[name], X, y, target, X_test, y_test)
                     )
                 # one shard is one core's run: its epochs to the target are
-                # one core's, which a run of as many epochs times
-                epochs_to = results["1 shard"][-1]["epochs_to"]
-                start = time.perf_counter()
-                MarginPerceptron(random_state=seed, max_iter=epochs_to).fit(X, y)
-                one_core["to_target"] = time.perf_counter() - start
-                one_core["epochs_to"] = epochs_to
+                # one core's
+                one_core["epochs_to"] = results["1 shard"][-1]["epochs_to"]
                 results["1 core"].append(one_core)
+                fits["1 core"] = partial(one_core_fit, X, y, seed)
+                for name in ["1 core", "1 shard", *engines]:
+                    run = results[name][-1]
+                    run["to_target"] = float("nan")
+                    if run["epochs_to"] is not None:
+                        start = time.perf_counter()
+                        fits[name](max_iter=run["epochs_to"])
+                        run["to_target"] = time.perf_counter() - start
                 print(
                     f"seed {seed}: target training error {target:.5f}; "
                     + "; ".join(
@@ -292,9 +312,20 @@ def main():
             f"{cpu:>9} {m['accuracy']:>9.4f}"
         )
     one, two, cluster = median["1 core"], median["2 threads"], median["cluster"]
+
+    def ratios(a, b):
+        """Each seed's time to the target of ``a`` over ``b``'s."""
+        return [
+            ra["to_target"] / rb["to_target"]
+            for ra, rb in zip(results[a], results[b], strict=True)
+        ]
+
+    speed_ups = ratios("1 core", "2 threads")
     print(
-        f"speed-up of 2 threads over 1 core to the same error: "
-        f"{one['to_target'] / two['to_target']:.2f}x (target >= 1.7)"
+        f"speed-up of 2 threads over 1 core to the same error, median over the "
+        f"seeds: {np.median(speed_ups):.2f}x (target >= 1.7; each seed "
+        + ", ".join(f"{r:.2f}" for r in speed_ups)
+        + ")"
     )
     print(
         f"speed-up of 2 threads over 1 core per epoch: "
@@ -313,9 +344,12 @@ def main():
         f"accuracy of 2 threads minus 1 core: "
         f"{100 * (two['accuracy'] - one['accuracy']):+.2f} points (target >= -0.5)"
     )
+    slow_downs = ratios("cluster", "2 threads")
     print(
-        f"cluster time over 2 threads' to the error: "
-        f"{cluster['to_target'] / two['to_target']:.2f} (target <= 1.5)"
+        f"cluster time over 2 threads' to the error, median over the seeds: "
+        f"{np.median(slow_downs):.2f} (target <= 1.5; each seed "
+        + ", ".join(f"{r:.2f}" for r in slow_downs)
+        + ")"
     )
 
 

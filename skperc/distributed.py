@@ -21,6 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, validate_data
 
 from ._base import (
+    _UNDERFLOW,
     LinearPredictMixin,
     check_class_count,
     check_sparse_structure,
@@ -55,6 +56,11 @@ class _Shard:
     codes: np.ndarray  # int32, the index of each label in classes_
     weight: np.ndarray  # float64, the weight of each example
 
+    def __sizeof__(self):
+        # what dask.distributed counts (through sys.getsizeof) to place the
+        # epochs next to the shard and never move it to balance the work
+        return object.__sizeof__(self) + _nbytes(*self.rows, self.codes, self.weight)
+
 
 @dataclass
 class _ShardRun:
@@ -69,6 +75,16 @@ class _ShardRun:
     converged: np.ndarray  # whether each problem's function held still
     mistakes: np.ndarray  # weight of the examples with y f(x) <= 0
     update_sum: np.ndarray  # sum of the update sizes of the last epoch
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + _nbytes(
+            *vars(self.run).values(), *vars(self).values()
+        )
+
+
+def _nbytes(*values):
+    """The bytes of the arrays among ``values``."""
+    return sum(value.nbytes for value in values if isinstance(value, np.ndarray))
 
 
 @dataclass
@@ -87,25 +103,67 @@ class _Settings:
     follow_norms: bool
 
 
-def _prepare_shard(X, y, sample_weight, classes, class_weight, validation):
-    """A shard of a dask collection, validated on its worker; the class
-    weights ``class_weight`` (one per class, or None) multiply the sample
-    weights."""
+@dataclass
+class _Block:
+    """The rows, labels and sample weights of a block of a dask collection,
+    validated, before its labels are encoded."""
+
+    rows: tuple  # data, indices, indptr (rows_of)
+    y: np.ndarray
+    weight: np.ndarray  # float64
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + _nbytes(*self.rows, self.y, self.weight)
+
+
+def _load_block(X, y, sample_weight, validation):
+    """A block of a dask collection, validated on its worker."""
     X = check_sparse_structure(check_array(X, **validation))
     y = np.asarray(y).ravel()
-    codes = class_codes(classes, y, f"classes {classes.tolist()}")
     weight = (
         np.ones(len(y))
         if sample_weight is None
         else np.asarray(sample_weight, dtype=np.float64).ravel()
     )
-    if class_weight is not None:
-        weight = class_weight[codes] * weight
     if len(weight) != len(y) or X.shape[0] != len(y):
         raise ValueError("X, y and sample_weight have partitions of other lengths.")
     if not (np.isfinite(weight).all() and (weight >= 0).all()):
         raise ValueError("sample_weight must hold finite weights >= 0.")
-    return _Shard(rows_of(X), codes, weight)
+    return _Block(rows_of(X), y, weight)
+
+
+def _block_summary(block):
+    """What the client needs of a block before the run: its labels with
+    their counts, and values of it whose largest absolute value is the
+    block's (or one of normal scale), from which ``check_no_underflow``
+    decides on the whole sample: its first values, and its extremes unless
+    one of those has normal scale."""
+    values = block.rows[0]
+    head = values[:1024]
+    if head.size and np.abs(head).max() < _UNDERFLOW:
+        head = np.concatenate((head, [values.min(), values.max()]))
+    return (*np.unique(block.y, return_counts=True), head)
+
+
+def _pooled_labels(summaries):
+    """The labels of every block, sorted, and how many examples hold each."""
+    labels, inverse = np.unique(
+        np.concatenate([labels for labels, _, _ in summaries]), return_inverse=True
+    )
+    counts = np.zeros(len(labels), dtype=np.int64)
+    np.add.at(counts, inverse, np.concatenate([counts for _, counts, _ in summaries]))
+    return labels, counts
+
+
+def _shard_of(block, classes, class_weight):
+    """The shard of a block: its labels as indices in ``classes``; the class
+    weights ``class_weight`` (one per class, or None) multiply the sample
+    weights."""
+    codes = class_codes(classes, block.y, f"classes {classes.tolist()}")
+    weight = block.weight
+    if class_weight is not None:
+        weight = class_weight[codes] * weight
+    return _Shard(block.rows, codes, weight)
 
 
 def _new_run(n_features, n_problems, average):
@@ -353,6 +411,32 @@ class _Dask:
                 for shard in self.shards
             ]
         )
+
+
+def _spread(client, keys):
+    """The worker to load and keep each shard on, given the keys of its
+    blocks of X: None (wherever the cluster holds it) for a block already
+    in the cluster's memory, else the worker with the fewest shards per
+    thread so far. Left to itself the scheduler may load every block of a
+    few on one worker (it gives a worker about 1.1 tasks per thread at
+    once), whose epochs would then run one after the other."""
+    threads = client.nthreads()
+    # Client.who_has takes futures, which a persisted collection no longer
+    # holds: ask the scheduler about the keys
+    held = client.sync(client.scheduler.who_has, keys=keys)
+    shards = dict.fromkeys(threads, 0)
+    for key in keys:
+        for worker in held.get(key, ())[:1]:
+            shards[worker] = shards.get(worker, 0) + 1
+    places = []
+    for key in keys:
+        if held.get(key):
+            places.append(None)
+            continue
+        worker = min(threads, key=lambda w: shards[w] / threads[w])
+        shards[worker] += 1
+        places.append(worker)
+    return places
 
 
 def _is_dask_collection(X):
@@ -803,6 +887,15 @@ class ParameterMixingClassifier(
         ``estimator``'s own ``partial_fit``, to the last bit. The stopping
         rule does not apply: a stream decides its own epochs.
 
+        The first call trains a clone of ``estimator``, ``estimator_``,
+        and later calls continue it, as the ``partial_fit`` of
+        scikit-learn's meta-estimators (``OneVsRestClassifier``,
+        ``MultiOutputClassifier``) continues the clones of its first call:
+        ``set_params(estimator__eta0=...)`` takes effect at the next
+        :meth:`fit`, while ``estimator_.set_params(eta0=...)`` changes the
+        run from the next call on, as ``set_params`` between the calls of
+        a perceptron's own ``partial_fit`` does.
+
         Parameters
         ----------
         X : {array-like, sparse matrix, dask array, dask dataframe} of \
@@ -833,9 +926,11 @@ class ParameterMixingClassifier(
             estimator = clone(
                 MarginPerceptron() if self.estimator is None else self.estimator
             )
-            estimator._validate_params()
         else:
             estimator = self.estimator_
+        # the run's own parameters may have been set since the last call, as
+        # a perceptron's may between its partial_fit calls
+        estimator._validate_params()
         if estimator.class_weight == "balanced":
             raise ValueError(
                 "class_weight='balanced' is not supported by partial_fit: the "
@@ -985,18 +1080,44 @@ class ParameterMixingClassifier(
                 f"X has {X.shape[0]} rows and y {y.shape[0]} labels; they must "
                 "be as many."
             )
-        if partial is None:
-            labels, counts = dask.compute(*da.unique(y, return_counts=True))
-            check_classification_targets(labels)
-            classes = np.asarray(labels)
-            check_class_count(estimator, classes)
-        else:
+        if partial is not None:
             # the labels are checked against the classes on the workers
             classes = partial_fit_classes(self, *partial)
         if not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(self).__name__} "
                 f"is expecting {self.n_features_in_} features as input."
+            )
+        blocks = [
+            X.to_delayed().ravel(),
+            y.to_delayed().ravel(),
+            [None] * len(rows)
+            if sample_weight is None
+            else sample_weight.to_delayed().ravel(),
+        ]
+        validation = estimator._validation()
+        loaded = [
+            client.compute(
+                dask.delayed(_load_block)(xb, yb, wb, validation),
+                workers=worker,
+                allow_other_workers=True,
+            )
+            for xb, yb, wb, worker in zip(
+                *blocks, _spread(client, [xb.key for xb in blocks[0]]), strict=True
+            )
+        ]
+        if partial is None or reset:
+            summaries = client.gather(client.map(_block_summary, loaded))
+        if partial is None:
+            classes, counts = _pooled_labels(summaries)
+            check_classification_targets(classes)
+            check_class_count(estimator, classes)
+        if reset:
+            # a new run refuses input whose products underflow, as the
+            # threads do: the check of the whole sample, from values of
+            # every shard that hold its largest
+            estimator._check_input(
+                np.concatenate([values for _, _, values in summaries]), warm=False
             )
         class_weight = None
         if estimator.class_weight == "balanced":
@@ -1007,21 +1128,8 @@ class ParameterMixingClassifier(
             )
         self.n_features_in_ = X.shape[1]
         self.n_shards_ = len(rows)
-        blocks = [
-            X.to_delayed().ravel(),
-            y.to_delayed().ravel(),
-            [None] * len(rows)
-            if sample_weight is None
-            else sample_weight.to_delayed().ravel(),
-        ]
-        validation = estimator._validation()
-        shards = client.compute(
-            [
-                dask.delayed(_prepare_shard)(
-                    xb, yb, wb, classes, class_weight, validation
-                )
-                for xb, yb, wb in zip(*blocks, strict=True)
-            ]
+        shards = client.map(
+            _shard_of, loaded, classes=classes, class_weight=class_weight
         )
 
         def engine(start, seeds):

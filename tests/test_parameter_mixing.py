@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
@@ -345,6 +346,42 @@ def test_partial_fit_once_is_one_epoch_of_fit():
         ).partial_fit(X, y, classes=np.unique(y))
         assert same_model(fitted, once)
         assert np.array_equal(fitted.mixed_updates_, once.mixed_updates_)
+
+
+def test_partial_fit_continues_the_clone_of_its_first_call():
+    """As scikit-learn's meta-estimators: parameters set on ``estimator``
+    wait for the next fit, those set on ``estimator_`` change the run from
+    the next call, as between a perceptron's own partial_fit calls (one
+    shard is that perceptron, to the last bit), and are validated."""
+    X, y = noisy(2, n_samples=450)
+    (X1, y1), (X2, y2) = batches(X, y, 2)
+    template = MarginPerceptron(random_state=0)
+    single = MarginPerceptron(random_state=0).partial_fit(X1, y1, classes=[0, 1])
+    untouched, on_template, on_run = (
+        ParameterMixingClassifier(clone(template), n_shards=1).partial_fit(
+            X1, y1, classes=[0, 1]
+        )
+        for _ in range(3)
+    )
+    single.set_params(eta0=0.1, beta="scale")
+    on_template.set_params(estimator__eta0=0.1, estimator__beta="scale")
+    on_run.estimator_.set_params(eta0=0.1, beta="scale")
+    for clf in (single, untouched, on_template, on_run):
+        clf.partial_fit(X2, y2)
+    assert same_model(single, on_run)
+    assert same_model(untouched, on_template)
+    assert not np.array_equal(on_run.coef_, untouched.coef_)
+    on_run.estimator_.set_params(eta0=-1.0)
+    with pytest.raises(ValueError, match="eta0"):
+        on_run.partial_fit(X2, y2)
+    # a new fit takes the parameters of estimator
+    fitted = on_template.fit(X, y)
+    assert same_model(
+        fitted,
+        ParameterMixingClassifier(
+            MarginPerceptron(eta0=0.1, beta="scale", random_state=0), n_shards=1
+        ).fit(X, y),
+    )
 
 
 def test_partial_fit_refuses_what_it_cannot_continue():

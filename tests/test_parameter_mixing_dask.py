@@ -1,6 +1,7 @@
 """Parameter mixing on a dask.distributed cluster of two worker processes:
 the same weights as on threads, the theorems, the accuracy of the
-single-machine run, and a worker lost in the middle of a fit."""
+single-machine run, where the shards lie, and a worker lost in the middle
+of a fit."""
 
 import os
 import warnings
@@ -156,6 +157,30 @@ def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
         clf.partial_fit(*chunked(X[:, :3], y, 2))
 
 
+def test_input_whose_products_underflow_is_refused_as_on_the_threads(client):
+    """The largest value of the whole sample decides, as on the threads:
+    tiny values everywhere are refused before any work, tiny values in
+    one shard only train (the first row is tiny either way)."""
+    X, y = make_margin_classification(600, 3, margin=0.2, random_state=0)
+    tiny = X * 1e-170
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier().fit(*chunked(tiny, y, 2))
+    with pytest.raises(ValueError, match="underflows"):
+        ParameterMixingClassifier().partial_fit(
+            *chunked(tiny, y, 2), classes=np.unique(y)
+        )
+    for tiny_rows in (slice(0, 300), slice(0, 600, 2)):
+        mixed = X.copy()
+        mixed[tiny_rows] *= 1e-170
+        threads = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0), n_shards=2
+        ).fit(mixed, y)
+        on_dask = ParameterMixingClassifier(MarginPerceptron(random_state=0)).fit(
+            *chunked(mixed, y, 2)
+        )
+        assert same_weights(threads, on_dask)
+
+
 def test_dask_dataframe(client):
     # dask's dataframes need pyarrow, which the 'distributed' extra leaves out
     dd = pytest.importorskip("dask.dataframe")
@@ -197,6 +222,75 @@ def test_noisy_data_reaches_the_single_machine_accuracy(client):
         *chunked(X[train], y[train], 2)
     )
     assert mixed.score(X[test], y[test]) >= single.score(X[test], y[test]) - 0.005
+
+
+def loaded_by_tasks(X, y, n_shards):
+    """X and y as dask arrays whose blocks tasks of the cluster make, as
+    reading files does: left to itself the scheduler may make all of them
+    on one worker."""
+    dask = pytest.importorskip("dask")
+    bounds = np.linspace(0, len(y), n_shards + 1).astype(np.intp)
+    parts = [
+        da.concatenate(
+            [
+                da.from_delayed(
+                    dask.delayed(np.copy)(v[a:b]),
+                    shape=(b - a, *v.shape[1:]),
+                    dtype=v.dtype,
+                )
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+        )
+        for v in (X, y)
+    ]
+    return parts
+
+
+def epochs_by_worker(stream):
+    """The workers that ran the shards' epochs, and whether a shard had to
+    fetch its rows or labels, or an epoch its shard or state, from another
+    worker."""
+    epochs, shards = (
+        [t for t in stream if str(t["key"]).startswith(name)]
+        for name in ("_shard_epoch", "_load_block")
+    )
+    return (
+        {t["worker"] for t in epochs},
+        any(
+            s["action"] == "transfer" for t in epochs + shards for s in t["startstops"]
+        ),
+    )
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_each_worker_trains_its_own_shard_where_it_was_loaded(client):
+    """The shards are loaded one per worker, each from rows and labels made
+    on its worker, and never move: every epoch runs on both workers at
+    once."""
+    X, y = make_classification(n_samples=4000, n_features=8, flip_y=0.1, random_state=0)
+    for seed in range(3):
+        with distributed.get_task_stream(client=client) as stream:
+            ParameterMixingClassifier(
+                MarginPerceptron(tol=None, max_iter=8, random_state=seed)
+            ).fit(*loaded_by_tasks(X, y, 2))
+        workers, moved = epochs_by_worker(stream.data)
+        assert workers == set(client.nthreads()) and not moved
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_shards_already_in_memory_stay_where_they_are(client):
+    """Blocks that the cluster holds are trained where they are, not moved
+    to spread the shards."""
+    X, y = make_classification(n_samples=4000, n_features=8, random_state=0)
+    worker = sorted(client.nthreads())[0]
+    X, y = client.persist(chunked(X, y, 2), workers=[worker])
+    distributed.wait([X, y])
+    with distributed.get_task_stream(client=client) as stream:
+        ParameterMixingClassifier(MarginPerceptron(max_iter=5, random_state=0)).fit(
+            X, y
+        )
+    workers, moved = epochs_by_worker(stream.data)
+    assert workers == {worker} and not moved
 
 
 class KillOneWorker(ThresholdSchedule):
