@@ -10,20 +10,33 @@ Compared: KernelPerceptron with its defaults, the same with
 ``--svc-max`` training examples). Each fit runs in a fresh process, so that
 its peak resident memory (which includes the interpreter and the data) is
 its own; times are medians over ``--repeat`` fits, and the ratios are to
-SVC's median in the same run.
+SVC's median in the same run. The KernelPerceptrons fit with each of
+``--n-jobs`` (the repeats of the different numbers of jobs interleaved, so
+that a change in the machine's load falls on all of them), and "x 1 job"
+is the time with one job over the time with these: the speed-up of the
+threads. ``--only`` keeps the estimators whose name holds one of its words.
+
+Then the budgeted KernelPerceptron (merge) fitted on the smallest size
+predicts ``--predict-rows`` rows (the test points over and over) with each
+of ``--n-jobs``, within scikit-learn's ``working_memory`` (``--working-memory``
+MB): the time, and the peak of the memory that numpy allocates meanwhile
+(tracemalloc; the rows themselves not included). ``--predict-rows 0`` skips it.
 
 Run from the repository root::
 
-    python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3]
+    python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
+        [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000]
 """
 
 import argparse
 import multiprocessing
 import resource
 import time
+import tracemalloc
 import warnings
 
 import numpy as np
+from sklearn import config_context, get_config
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import Nystroem
@@ -53,15 +66,19 @@ def data(n_train):
 
 
 def estimators(budget):
+    """The estimators by name; a KernelPerceptron takes n_jobs."""
     return {
-        "KernelPerceptron": lambda: KernelPerceptron(gamma=GAMMA, random_state=0),
+        "KernelPerceptron": lambda n_jobs=None: KernelPerceptron(
+            gamma=GAMMA, random_state=0, n_jobs=n_jobs
+        ),
         **{
             f"KP budget={budget} {strategy}": (
-                lambda strategy=strategy: KernelPerceptron(
+                lambda n_jobs=None, strategy=strategy: KernelPerceptron(
                     gamma=GAMMA,
                     budget=budget,
                     budget_strategy=strategy,
                     random_state=0,
+                    n_jobs=n_jobs,
                 )
             )
             for strategy in ("merge", "remove")
@@ -74,10 +91,15 @@ def estimators(budget):
     }
 
 
-def fit_once(name, n_train, budget, queue):
+def threaded(name):
+    return name.startswith(("KernelPerceptron", "KP"))
+
+
+def fit_once(name, n_train, budget, n_jobs, queue):
     """Fit one estimator in this (child) process; report through queue."""
     X, y, X_test, y_test = data(n_train)
-    estimator = estimators(budget)[name]()
+    make = estimators(budget)[name]
+    estimator = make(n_jobs) if threaded(name) else make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
@@ -89,10 +111,29 @@ def fit_once(name, n_train, budget, queue):
     queue.put((seconds, estimator.score(X_test, y_test), n_support, peak_mb))
 
 
-def measure(name, n_train, budget):
+def predict_once(n_train, budget, n_rows, n_jobs, working_memory, queue):
+    """Fit the budgeted KernelPerceptron, then time its prediction of
+    n_rows rows and trace the memory that takes; report through queue."""
+    X, y, X_test, _ = data(n_train)
+    estimator = estimators(budget)[f"KP budget={budget} merge"](n_jobs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator.fit(X, y)
+    rows = X_test[np.arange(n_rows) % len(X_test)]
+    tracemalloc.start()
+    with config_context(working_memory=working_memory):
+        start = time.perf_counter()
+        estimator.predict(rows)
+        seconds = time.perf_counter() - start
+    peak_mb = tracemalloc.get_traced_memory()[1] / 2**20
+    queue.put((seconds, peak_mb, len(estimator.support_)))
+
+
+def measure(target, *args):
+    """What target(*args, queue) reports from a fresh process."""
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
-    child = context.Process(target=fit_once, args=(name, n_train, budget, queue))
+    child = context.Process(target=target, args=(*args, queue))
     child.start()
     result = queue.get()
     child.join()
@@ -105,28 +146,89 @@ def main():
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--svc-max", type=int, default=40_000)
+    parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
+    parser.add_argument("--only", nargs="+", default=None)
+    parser.add_argument("--predict-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--working-memory", type=float, default=get_config()["working_memory"]
+    )
     args = parser.parse_args()
+    names = [
+        name
+        for name in estimators(args.budget)
+        if args.only is None or any(word in name for word in args.only)
+    ]
     print(
-        f"{'n_train':>8} {'estimator':<28} {'fit s':>8} {'x SVC':>6} "
-        f"{'accuracy':>8} {'- SVC':>6} {'SVs':>6} {'peak RSS MB':>11}"
+        f"{'n_train':>8} {'estimator':<28} {'jobs':>4} {'fit s':>8} {'x SVC':>6} "
+        f"{'x 1 job':>7} {'accuracy':>8} {'- SVC':>6} {'SVs':>6} "
+        f"{'peak RSS MB':>11}"
     )
     for n_train in args.sizes:
         rows = {}
-        for name in estimators(args.budget):
+        for name in names:
             if name.startswith("SVC") and n_train > args.svc_max:
+                print(f"{n_train:>8} {name:<28} skipped: above --svc-max", flush=True)
                 continue
-            runs = [measure(name, n_train, args.budget) for _ in range(args.repeat)]
-            seconds = float(np.median([run[0] for run in runs]))
-            rows[name] = (seconds, *runs[0][1:])
-        svc = rows.get("SVC(C=10)")
-        for name, (seconds, accuracy, n_support, peak) in rows.items():
+            jobs = args.n_jobs if threaded(name) else [None]
+            runs = {n_jobs: [] for n_jobs in jobs}
+            for _ in range(args.repeat):
+                for n_jobs in jobs:
+                    runs[n_jobs].append(
+                        measure(fit_once, name, n_train, args.budget, n_jobs)
+                    )
+            for n_jobs, done in runs.items():
+                seconds = float(np.median([run[0] for run in done]))
+                rows[name, n_jobs] = (seconds, *done[0][1:])
+        svc = rows.get(("SVC(C=10)", None))
+        for (name, n_jobs), (seconds, accuracy, n_support, peak) in rows.items():
             ratio = f"{seconds / svc[0]:6.2f}" if svc else f"{'-':>6}"
             gap = f"{accuracy - svc[1]:+6.3f}" if svc else f"{'-':>6}"
+            one = rows.get((name, 1))
+            speedup = f"{one[0] / seconds:7.2f}" if one and n_jobs else f"{'-':>7}"
             print(
-                f"{n_train:>8} {name:<28} {seconds:8.2f} {ratio} "
-                f"{accuracy:8.4f} {gap} {n_support:>6} {peak:11.0f}",
+                f"{n_train:>8} {name:<28} {n_jobs or '-':>4} {seconds:8.2f} {ratio} "
+                f"{speedup} {accuracy:8.4f} {gap} {n_support:>6} {peak:11.0f}",
                 flush=True,
             )
+
+    if args.predict_rows:
+        predict(args)
+
+
+def predict(args):
+    """The prediction rows: median time over --repeat runs, ratio to one
+    job, and the largest traced peak."""
+    n_train = min(args.sizes)
+    print(
+        f"\npredicting {args.predict_rows:,} rows with KP budget={args.budget} "
+        f"merge fitted on {n_train:,}, working_memory={args.working_memory:g} MB"
+    )
+    print(f"{'jobs':>4} {'predict s':>9} {'x 1 job':>7} {'SVs':>6} {'peak MB':>8}")
+    runs = {n_jobs: [] for n_jobs in args.n_jobs}
+    for _ in range(args.repeat):
+        for n_jobs in args.n_jobs:
+            runs[n_jobs].append(
+                measure(
+                    predict_once,
+                    n_train,
+                    args.budget,
+                    args.predict_rows,
+                    n_jobs,
+                    args.working_memory,
+                )
+            )
+    seconds = {
+        n_jobs: float(np.median([r[0] for r in done])) for n_jobs, done in runs.items()
+    }
+    for n_jobs, done in runs.items():
+        speedup = (
+            f"{seconds[1] / seconds[n_jobs]:7.2f}" if 1 in seconds else f"{'-':>7}"
+        )
+        peak = max(r[1] for r in done)
+        print(
+            f"{n_jobs:>4} {seconds[n_jobs]:9.2f} {speedup} {done[0][2]:>6} {peak:8.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

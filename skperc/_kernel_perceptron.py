@@ -6,6 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
@@ -39,6 +40,7 @@ from ._kernel_perceptron_fast import (
     run_budget_epochs,
     run_epochs,
     squared_norms,
+    weighted_rows,
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._overflow import Quantity
@@ -370,9 +372,18 @@ class KernelPerceptron(BasePerceptron):
     {{warm_start}}
 
     n_jobs : int, default=None
-        The number of jobs of ``pairwise_kernels`` in
-        :meth:`decision_function`. ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        The number of threads that share the work on the rows: in training,
+        the computation and the addition of each kernel column (each thread
+        a block of at least 4,096 points: a smaller sample uses fewer
+        threads) and, with a ``budget``, the function on the batch at the
+        end of a call; in :meth:`decision_function`, the chunks of rows of
+        ``X``. A multiclass fit trains its one-vs-rest problems in one pass
+        that shares each column among them, so they share the same threads:
+        no more than ``n_jobs`` run. ``None`` means 1 unless in a
+        :obj:`joblib.parallel_backend` context; ``-1`` means all
+        processors. The result does not depend on ``n_jobs``, bit for bit.
+        Every update waits for all the threads: on cores kept busy by other
+        work, more threads can be slower.
 
     {{verbose}}
 
@@ -461,8 +472,10 @@ class KernelPerceptron(BasePerceptron):
     multiclass problem is one-vs-rest in a single pass: one column serves
     every class that an example updates. :meth:`decision_function`
     evaluates the kernel between the samples and the support vectors only,
-    by ``pairwise_kernels`` in batches of scikit-learn's
-    ``working_memory``.
+    by ``pairwise_kernels`` in chunks of rows, ``n_jobs`` at a time in
+    threads, whose kernel matrices together take scikit-learn's
+    ``working_memory``: the memory does not grow with the number of
+    samples, and the values do not depend on the chunks.
 
     A ``budget`` that the sample can exceed changes the loop (with the
     ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, on
@@ -740,7 +753,7 @@ class KernelPerceptron(BasePerceptron):
             )
         return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
 
-    def _kernel(self, X, Y, n_jobs=None):
+    def _kernel(self, X, Y):
         """The kernel matrix k(X, Y), by pairwise_kernels or inverse_dot."""
         gamma = self._gamma()
         if self.kernel == "inverse_dot":
@@ -749,19 +762,35 @@ class KernelPerceptron(BasePerceptron):
             params = self.kernel_params or {}
         else:
             params = {"gamma": gamma, "degree": self.degree, "coef0": self.coef0}
-        return pairwise_kernels(
-            X, Y, metric=self.kernel, filter_params=True, n_jobs=n_jobs, **params
-        )
+        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
 
     def _kernel_products(self, X, Y, coef):
         """k(X, Y) @ coef.T, of shape (len(X), len(coef)), computed in
-        batches of rows of X that keep k within working_memory."""
+        chunks of rows of X, n_jobs at a time in threads, whose kernel
+        matrices together fit in working_memory."""
         scores = np.zeros((X.shape[0], coef.shape[0]))
-        if Y.shape[0] == 0:
+        if Y.shape[0] == 0 or X.shape[0] == 0:
             return scores
-        batch_size = get_chunk_n_rows(row_bytes=8 * Y.shape[0])
-        for batch in gen_batches(X.shape[0], batch_size):
-            scores[batch] = self._kernel(X[batch], Y, self.n_jobs) @ coef.T
+        n_jobs = effective_n_jobs(self.n_jobs)
+        # At least one chunk for each thread, and no chunk of one row, which
+        # BLAS multiplies by another kernel than a row among others.
+        chunk_size = min(
+            get_chunk_n_rows(row_bytes=8 * Y.shape[0] * n_jobs),
+            -(-X.shape[0] // n_jobs),
+        )
+        chunks = list(gen_batches(X.shape[0], max(chunk_size, 2), min_batch_size=2))
+        coef = np.ascontiguousarray(coef, dtype=np.float64)
+
+        def score(rows):
+            kernel = np.ascontiguousarray(self._kernel(X[rows], Y), dtype=np.float64)
+            scores[rows] = weighted_rows(kernel, coef)
+
+        # Threads share X and scores (a process backend set by the caller
+        # would copy them); the kernels spend their time in BLAS and numpy,
+        # which release the GIL.
+        Parallel(n_jobs=min(n_jobs, len(chunks)), require="sharedmem")(
+            delayed(score)(rows) for rows in chunks
+        )
         return scores
 
     def _kernel_diagonal(self, X):
@@ -826,6 +855,7 @@ class KernelPerceptron(BasePerceptron):
                 np.zeros(1, dtype=np.uint8),
                 failure,
                 continued,
+                n_threads=effective_n_jobs(self.n_jobs),
             )
             self._check_kernel_failure(failure, points)
             return result
@@ -1029,6 +1059,7 @@ class KernelPerceptron(BasePerceptron):
                     support.sq_norms[:held],
                     spec,
                     np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),
+                    effective_n_jobs(self.n_jobs),
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
@@ -1169,6 +1200,7 @@ class KernelPerceptron(BasePerceptron):
             squared_norms(support),
             self._kernel_spec(_COMPILED_KERNELS[self.kernel]),
             np.ascontiguousarray(coef),
+            effective_n_jobs(self.n_jobs),
         ).T
 
     def _kept(self, counters, work, points, X, codes):

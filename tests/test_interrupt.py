@@ -60,6 +60,7 @@ CHILD = textwrap.dedent(
         ("MarginPerceptron", 1),
         ("MarginPerceptron", 2),
         ("KernelPerceptron", 1),
+        ("KernelPerceptron", 2),
         ("HalvingClassifier", 1),
         ("HalvingClassifier", 2),
     ],

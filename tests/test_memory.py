@@ -1,7 +1,8 @@
 """Memory, measured with tracemalloc (numpy's arrays are traced):
 MarginPerceptron trains on X without copying it, KernelPerceptron's
 memory grows linearly with the sample, never holding a Gram matrix, and
-the linear models score float32 X without a float64 copy of it; and
+it scores many rows within working_memory; the linear models score
+float32 X without a float64 copy of it; and
 LinearProgramClassifier's peak, HiGHS's included, in a fresh process."""
 
 import subprocess
@@ -161,6 +162,25 @@ def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
         extra = peak_memory(getattr(fitted, method), X)
     # the scores themselves take n_samples float64 values
     assert extra <= EXTRA_MEMORY * X.nbytes + 8 * len(X), extra / X.nbytes
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_kernel_perceptron_scores_many_rows_within_working_memory(n_jobs):
+    # 200,000 rows against some 300 support vectors: a kernel matrix of
+    # 480 MB, scored in chunks whose matrices (and the temporaries of
+    # pairwise_kernels, about one more each) take 4 MB together, whatever
+    # the threads.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = KernelPerceptron(max_iter=2, random_state=0).fit(*ring(1_000))
+    X, _ = ring(200_000, seed=1)
+    n_support = len(fitted.support_)
+    assert 8 * n_support * len(X) > 100 * 2**20
+    fitted.set_params(n_jobs=n_jobs)
+    with config_context(working_memory=4):
+        extra = peak_memory(fitted.decision_function, X)
+    # the scores themselves take n_samples float64 values
+    assert extra <= 3 * 4 * 2**20 + 8 * len(X), extra / 2**20
 
 
 LINEAR_PROGRAM_FIT = """

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from estimators import ESTIMATORS
+from joblib import effective_n_jobs
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
@@ -325,6 +327,90 @@ def test_one_job_and_all_jobs_give_the_same_model(estimator):
         _partial_fit(one, X[:40], y[:40])
         _partial_fit(every, X[:40], y[:40])
         assert_same_model(one, every, X_test)
+
+
+# Enough points that the compiled loop splits its kernel columns between
+# two threads (each takes 4,096 rows at least:
+# skperc/_kernel_perceptron_fast.pyx), in blocks of unequal sizes.
+N_THREADED = 2 * 4096 + 13
+
+
+def _threaded_data(n_classes):
+    """N_THREADED noisy samples of a disc against a ring (n_classes=3 cuts
+    the ring in two), with zeros, so that CSR rows differ in length."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((N_THREADED, 6))
+    y = (np.linalg.norm(X[:, :2], axis=1) > 1.2).astype(int)
+    if n_classes == 3:
+        y[(y == 1) & (X[:, 0] > 0)] = 2
+    flip = rng.random(len(y)) < 0.05
+    y[flip] = rng.integers(n_classes, size=flip.sum())
+    X[np.abs(X) < 0.3] = 0.0
+    return X.astype(np.float32).astype(np.float64), y
+
+
+THREAD_COUNTS = (2, -1)
+
+
+@pytest.mark.parametrize(
+    "form, n_classes, average",
+    [
+        ("dense64", 2, False),
+        ("dense64", 3, True),
+        ("csr64", 2, True),
+        ("csr64", 3, False),
+        ("dense32", 2, True),
+        ("dense32", 3, False),
+    ],
+)
+def test_kernel_perceptron_threads_give_the_same_bits(form, n_classes, average):
+    """Each thread computes and adds its rows of a kernel column by the
+    arithmetic of one thread: the model, and its outputs, are the same bit
+    for bit for every n_jobs."""
+    X, y = _threaded_data(n_classes)
+    X = _input_forms(X)[form]
+    params = dict(max_iter=1, average=average, random_state=0)
+    one = _fit(KernelPerceptron(**params, n_jobs=1), X, y)
+    # many updates, each a column over all the points
+    assert one.n_updates_.sum() > 1000 and len(one.classes_) == n_classes
+    for n_jobs in THREAD_COUNTS:
+        many = _fit(KernelPerceptron(**params, n_jobs=n_jobs), X, y)
+        assert_same_model(one, many, X[:500])
+
+
+def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget():
+    # the budgeted loop, and the function on the batch at the end of a call
+    X, y = _threaded_data(3)
+    models = {}
+    for n_jobs in (1, *THREAD_COUNTS):
+        model = KernelPerceptron(budget=200, max_iter=1, random_state=0, n_jobs=n_jobs)
+        # a first batch, then the function so far on a second one
+        _partial_fit(model, X[:300], y[:300])
+        _partial_fit(model, X[300:], y[300:])
+        models[n_jobs] = model
+    assert models[1].n_updates_.sum() > 1000
+    for n_jobs in THREAD_COUNTS:
+        assert_same_model(models[1], models[n_jobs], X[:500])
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "laplacian"])
+def test_kernel_perceptron_scores_in_any_chunks_and_threads(kernel):
+    """decision_function gives the same bits whatever the chunks of rows
+    that working_memory makes (one row, some, all) and the threads that
+    score them."""
+    X, y = _threaded_data(3)
+    model = _fit(KernelPerceptron(kernel=kernel, max_iter=1, random_state=0), X, y)
+    rows = X[:2001]
+    whole = model.decision_function(rows)
+    # the kernel matrix of all the rows and the support vectors
+    assert 8 * len(model.support_) * len(rows) < 2**20 * 1024
+    for chunk_rows in (1, 7, 500):
+        for n_jobs in (1, 2, -1):
+            # the threads' chunks together take working_memory (in MiB)
+            row_bytes = 8 * len(model.support_) * effective_n_jobs(n_jobs)
+            model.set_params(n_jobs=n_jobs)
+            with config_context(working_memory=(chunk_rows + 0.5) * row_bytes / 2**20):
+                assert_same(model.decision_function(rows), whole, (chunk_rows, n_jobs))
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
