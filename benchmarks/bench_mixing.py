@@ -320,12 +320,14 @@ def main():
             for ra, rb in zip(results[a], results[b], strict=True)
         ]
 
-    speed_ups = ratios("1 core", "2 threads")
+    def over_seeds(values, target):
+        """The median of each seed's ratio, the target, and each ratio."""
+        each = ", ".join(f"{r:.2f}" for r in values)
+        return f"{np.median(values):.2f}x ({target}; each seed {each})"
+
     print(
-        f"speed-up of 2 threads over 1 core to the same error, median over the "
-        f"seeds: {np.median(speed_ups):.2f}x (target >= 1.7; each seed "
-        + ", ".join(f"{r:.2f}" for r in speed_ups)
-        + ")"
+        "speed-up of 2 threads over 1 core to the same error, median over the "
+        "seeds: " + over_seeds(ratios("1 core", "2 threads"), "target >= 1.7")
     )
     print(
         f"speed-up of 2 threads over 1 core per epoch: "
@@ -344,12 +346,9 @@ def main():
         f"accuracy of 2 threads minus 1 core: "
         f"{100 * (two['accuracy'] - one['accuracy']):+.2f} points (target >= -0.5)"
     )
-    slow_downs = ratios("cluster", "2 threads")
     print(
-        f"cluster time over 2 threads' to the error, median over the seeds: "
-        f"{np.median(slow_downs):.2f} (target <= 1.5; each seed "
-        + ", ".join(f"{r:.2f}" for r in slow_downs)
-        + ")"
+        "cluster time over 2 threads' to the error, median over the seeds: "
+        + over_seeds(ratios("cluster", "2 threads"), "target <= 1.5")
     )
 
 

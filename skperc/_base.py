@@ -563,11 +563,14 @@ class BasePerceptron(
             )
         )
 
-    def _control(self, max_iter, stop_when_separated, seed=None, first_epoch=0):
+    def _control(
+        self, max_iter, stop_when_separated, seed=None, first_epoch=0, rule=True
+    ):
         """The control of the compiled loop's epochs, as its struct; the
-        stopping rule runs in fit only. ``seed`` continues a run's
-        shuffling (a new one by default)."""
-        rule = stop_when_separated and self.tol is not None
+        stopping rule runs in fit only, and not with ``rule=False`` (early
+        stopping's validation score replaces it). ``seed`` continues a
+        run's shuffling (a new one by default)."""
+        rule = rule and stop_when_separated and self.tol is not None
         return dict(
             max_iter=max_iter,
             shuffle=self.shuffle,

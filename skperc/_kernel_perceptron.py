@@ -941,9 +941,7 @@ class KernelPerceptron(BasePerceptron):
 
         def one_epoch(epoch):
             nonlocal seed
-            control = self._control(1, True, seed=seed, first_epoch=epoch)
-            # the validation score replaces the rule on the training data
-            control["n_iter_no_change"] = 0
+            control = self._control(1, True, seed=seed, first_epoch=epoch, rule=False)
             _, separated, _, updates, seed = epochs(
                 visit, work, counters, control, continued=True
             )

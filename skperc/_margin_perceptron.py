@@ -615,9 +615,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
         def one_epoch(epoch):
             nonlocal seed
-            control = self._control(1, True, seed=seed, first_epoch=epoch)
-            # the validation score replaces the rule on the training data
-            control["n_iter_no_change"] = 0
+            control = self._control(1, True, seed=seed, first_epoch=epoch, rule=False)
             *progress, seed = self._epochs(
                 rows,
                 X.shape[1],

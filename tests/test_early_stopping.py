@@ -11,9 +11,9 @@ from numpy.testing import assert_array_equal
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
-from sklearn.model_selection import train_test_split
 
 from skperc import KernelPerceptron, MarginPerceptron
+from skperc._early_stopping import validation_split
 
 GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
 
@@ -31,16 +31,8 @@ def noisy(n_samples=600, n_classes=2, random_state=0):
 
 def split(y, fraction, random_state):
     """The training and validation parts of early stopping, as fit draws
-    them for an int random_state."""
-    return (
-        np.sort(part)
-        for part in train_test_split(
-            np.arange(len(y)),
-            test_size=fraction,
-            stratify=y,
-            random_state=random_state,
-        )
-    )
+    them (codes and labels split alike)."""
+    return validation_split(y, fraction, random_state)
 
 
 def fit_quietly(estimator, X, y, **fit_params):
