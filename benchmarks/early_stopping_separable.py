@@ -1,11 +1,12 @@
 """How often the default KernelPerceptron stops a separable run before it
 separates, now that ``early_stopping="auto"`` splits samples of more than
-10,000 examples.
+2,000 examples.
 
-Each sample: 12,000 points uniform in ``[-1, 1]^d`` (``d`` drawn from 2, 5
-and 10), labelled by a random hyperplane through the origin, with the
+Each sample: ``--size`` points (3,000 by default) uniform in
+``[-1, 1]^d`` (``d`` drawn from 2, 5 and 10), labelled by a random
+hyperplane through the origin, with the
 points closer to it than ``margin`` (drawn from 0.02, 0.05 and 0.1) removed
-and the sample topped up to 12,000, so that it is separable with that
+and the sample topped up to ``--size``, so that it is separable with that
 margin by the linear kernel, and by the RBF kernel (as every sample of
 distinct points). For each, the default ``KernelPerceptron(kernel=...)``
 (only ``random_state`` set) against the same with ``early_stopping=False``:
@@ -15,7 +16,8 @@ epochs and time, and the epochs of the run to separation.
 
 Run from the repository root::
 
-    python benchmarks/early_stopping_separable.py [--samples 12] [--kernels linear rbf]
+    python benchmarks/early_stopping_separable.py [--samples 12] [--size 3000]
+        [--kernels linear rbf]
 """
 
 import argparse
@@ -27,20 +29,18 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skperc import KernelPerceptron
 
-N_SAMPLES = 12_000
 
-
-def separable(seed):
+def separable(seed, size):
     rng = np.random.RandomState(seed)
     d = rng.choice([2, 5, 10])
     margin = rng.choice([0.02, 0.05, 0.1])
     normal = rng.standard_normal(d)
     normal /= np.linalg.norm(normal)
     X = np.empty((0, d))
-    while len(X) < N_SAMPLES:
-        points = rng.uniform(-1, 1, size=(N_SAMPLES, d))
+    while len(X) < size:
+        points = rng.uniform(-1, 1, size=(size, d))
         X = np.vstack([X, points[np.abs(points @ normal) >= margin]])
-    X = X[:N_SAMPLES]
+    X = X[:size]
     return X, (X @ normal > 0).astype(int), d, margin
 
 
@@ -55,6 +55,7 @@ def timed(estimator, X, y):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=12)
+    parser.add_argument("--size", type=int, default=3_000)
     parser.add_argument("--kernels", nargs="+", default=["linear", "rbf"])
     args = parser.parse_args()
     print(
@@ -65,7 +66,7 @@ def main():
     for kernel in args.kernels:
         early = 0
         for seed in range(args.samples):
-            X, y, d, margin = separable(seed)
+            X, y, d, margin = separable(seed, args.size)
             default = KernelPerceptron(kernel=kernel, random_state=seed)
             default_time = timed(default, X, y)
             full = KernelPerceptron(

@@ -41,7 +41,9 @@ def epochs_until_stalled(estimator, one_epoch, score, snapshot):
     one that did not, ``score()`` is the validation score, and
     ``snapshot()`` is taken when it is the best so far. Ends at an epoch
     that separates, ``n_iter_no_change`` epochs after the best score, or
-    after ``max_iter`` epochs. Sets ``validation_scores_`` and
+    after ``max_iter`` epochs; a best score of 1 (no validation example
+    wrong) is no sign of noise to stop on, and does not count down. Sets
+    ``validation_scores_`` and
     ``best_validation_score_``; returns (the epochs run, whether the last
     separated, whether the score stalled, the snapshot of the best score or
     None)."""
@@ -58,7 +60,7 @@ def epochs_until_stalled(estimator, one_epoch, score, snapshot):
             estimator.best_validation_score_, since_best = value, 0
             best = snapshot()
             continue
-        since_best += 1
+        since_best += estimator.best_validation_score_ < 1.0
         if since_best >= estimator.n_iter_no_change:
             return epoch + 1, False, True, best
     return estimator.max_iter, False, False, best

@@ -224,7 +224,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         of the training data and trains on the rest, scoring after each
         epoch the weights it would answer with (see ``average``) on the
         part set aside. The run stops ``n_iter_no_change`` epochs after
-        its best score, or at an epoch without updates, and answers as it
+        its best score (never while that score is 1: a held-out part
+        classified without a mistake is no sign of noise), or at an epoch
+        without updates, and answers as it
         stood at the best score; the score replaces the stopping rule on
         the training data (``tol``). A run that it ends has not separated
         its training data (``converged_=False``,

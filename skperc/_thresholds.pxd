@@ -15,6 +15,7 @@ cpdef enum ScheduleKind:
     SCALE = 1
     POWER = 2
     PYTHON = 3
+    RELATIVE = 4
 
 # How the radius rho of the schedule follows the data.
 cpdef enum RadiusRule:
@@ -40,7 +41,9 @@ cdef inline Threshold read_threshold(object schedule, double scale) except *:
     rule.radius_rule = schedule._radius_code
     rule.schedule = <PyObject*>schedule
     rule.scale = scale
-    rule.beta = float(schedule.beta) if rule.kind == CONSTANT else 0.0
+    rule.beta = (
+        float(schedule.beta) if rule.kind == CONSTANT or rule.kind == RELATIVE
+        else 0.0)
     rule.alpha = float(schedule.alpha) if rule.kind == POWER else 0.0
     return rule
 
@@ -73,6 +76,8 @@ cdef inline double threshold(const Threshold* rule, int64_t t,
         return rule.scale * rule.beta
     if rule.kind == SCALE:
         return rule.scale * rho2
+    if rule.kind == RELATIVE:
+        return rule.scale * (rule.beta * rho2)
     if rule.kind == POWER:
         return rule.scale * (rho2 * power_step(<double>t, rule.alpha))
     return rule.scale * python_threshold(rule.schedule, t, rho2)

@@ -26,6 +26,7 @@ from ._norms import power_of_two_scale, stable_norm, unit_margins
 from .schedules import (
     ConstantThreshold,
     PowerThreshold,
+    RelativeThreshold,
     ScaleThreshold,
     ThresholdSchedule,
     _resolve_schedule,
@@ -259,7 +260,7 @@ def optimal_margin(X, y):
         "y": ["array-like"],
         "beta": [
             Interval(Real, 0, None, closed="left"),
-            StrOptions({"scale", "power"}),
+            StrOptions({"auto", "scale", "power"}),
             ThresholdSchedule,
         ],
         "alpha": [Interval(Real, 1, 2, closed="neither")],
@@ -279,6 +280,10 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
       the output separates the sample (margin ``> 0``);
     - ``beta=b > 0``: at most ``(2 b + R^2) / eps*^2`` updates, margin at
       least ``b eps* / (2 b + R^2)`` (Theorem 1);
+    - ``beta=RelativeThreshold(b)`` (``"auto"`` is ``b = 0.25``, the
+      default of :class:`~skperc.KernelPerceptron`): Theorem 1 with the
+      threshold ``b R^2``, at most ``(2 b + 1) (R / eps*)^2`` updates, margin
+      at least ``b eps* / (2 b + 1)``;
     - ``beta="scale"``: at most ``9 R^2 / eps*^2`` updates, margin at least
       ``eps* / 3`` (Theorem 2);
     - ``beta="power"``: at most ``(R / eps*)^(2 / (2 - alpha))`` updates,
@@ -299,9 +304,11 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     y : array-like of shape (n_samples,)
         Its labels, two values; the larger is ``+1``.
 
-    beta : float, {"scale", "power"} or ThresholdSchedule, default=0.0
-        The threshold, as in :class:`~skperc.MarginPerceptron`. A schedule
-        must be one of those of :mod:`skperc.schedules`.
+    beta : float, {"auto", "scale", "power"} or ThresholdSchedule, \
+            default=0.0
+        The threshold, as in :class:`~skperc.MarginPerceptron` (``"auto"``
+        as in :class:`~skperc.KernelPerceptron`). A schedule must be one of
+        those of :mod:`skperc.schedules`.
 
     alpha : float, default=1.3
         The exponent of ``beta="power"``, in (1, 2).
@@ -369,6 +376,10 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     with np.errstate(over="ignore", under="ignore"):
         if type(schedule) is ConstantThreshold:
             relative_beta = np.float64(schedule.beta) / R / R
+            max_updates = (2 * relative_beta + 1) * np.float64(ratio) ** 2
+            min_margin = eps * relative_beta / (2 * relative_beta + 1)
+        elif type(schedule) is RelativeThreshold:
+            relative_beta = np.float64(schedule.beta)
             max_updates = (2 * relative_beta + 1) * np.float64(ratio) ** 2
             min_margin = eps * relative_beta / (2 * relative_beta + 1)
         elif type(schedule) is ScaleThreshold:

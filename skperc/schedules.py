@@ -43,6 +43,7 @@ _RADIUS_RULES = {
 __all__ = [
     "ThresholdSchedule",
     "ConstantThreshold",
+    "RelativeThreshold",
     "ScaleThreshold",
     "PowerThreshold",
     "SublinearThreshold",
@@ -167,6 +168,57 @@ class ConstantThreshold(ThresholdSchedule):
 
     def threshold(self, t, radius):
         return float(self.beta)
+
+
+class RelativeThreshold(ThresholdSchedule):
+    """The beta-perceptron on the scale of the data: ``beta_t = beta rho^2``.
+
+    ``rho`` is the largest norm seen so far, so once every example has been
+    seen the run is the beta-perceptron with the constant threshold
+    ``beta R^2``: at most ``(2 beta + 1) (R / eps*)^2`` updates, and an
+    output margin of at least ``beta eps* / (2 beta + 1)``. The proof of the
+    beta-perceptron carries over, since no threshold before exceeds
+    ``beta R^2``. Unlike :class:`ConstantThreshold`, the learned classifier
+    does not change when every input is multiplied by the same constant;
+    unlike :class:`ScaleThreshold`, whose threshold is four times the
+    squared norm of the longest example and so asks for a margin of
+    ``eps* / 3``, ``beta`` sets the margin it asks for, and with it the
+    price in updates.
+
+    Parameters
+    ----------
+    beta : float, default=0.25
+        The threshold as a multiple of the squared radius, ``>= 0``.
+
+    See Also
+    --------
+    ConstantThreshold : The same threshold on a fixed scale.
+    ScaleThreshold : Margin ``eps* / 3``, with no knowledge of ``R``.
+
+    References
+    ----------
+    .. [1] S. Moran, I. Nachum, I. Panasoff and A. Yehudayoff, "On the
+       Perceptron's Compression", CiE 2020, Theorem 1.
+
+    Examples
+    --------
+    >>> from skperc.schedules import RelativeThreshold
+    >>> RelativeThreshold(beta=0.25).threshold(t=10, radius=3.0)
+    2.25
+    """
+
+    radius_rule = "max"
+    _kind = ScheduleKind.RELATIVE
+
+    _parameter_constraints: dict = {
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, beta=0.25):
+        self.beta = beta
+
+    def threshold(self, t, radius):
+        return float(self.beta) * float(radius) ** 2
 
 
 class ScaleThreshold(ThresholdSchedule):
@@ -308,6 +360,8 @@ def _resolve_schedule(beta, alpha):
     """The schedule that the ``beta`` and ``alpha`` parameters select."""
     if isinstance(beta, ThresholdSchedule):
         return beta
+    if beta == "auto":
+        return RelativeThreshold()
     if isinstance(beta, str):
         return ScaleThreshold() if beta == "scale" else PowerThreshold(alpha)
     return ConstantThreshold(beta)

@@ -230,8 +230,8 @@ def test_a_precomputed_kernel_stops_on_its_validation_rows():
     assert precomputed.validation_scores_ == on_features.validation_scores_
 
 
-@pytest.mark.parametrize("n_samples, on", [(10_000, False), (10_001, True)])
-def test_auto_splits_samples_larger_than_10000(n_samples, on):
+@pytest.mark.parametrize("n_samples, on", [(2_000, False), (2_001, True)])
+def test_auto_splits_samples_larger_than_2000(n_samples, on):
     rng = np.random.RandomState(0)
     X = rng.standard_normal((n_samples, 2))
     y = (X[:, 0] > 0).astype(int)
@@ -270,3 +270,29 @@ def test_a_split_too_small_raises_before_training():
     with pytest.raises(ValueError, match="early_stopping=True sets aside"):
         model.fit(X, y)
     assert not hasattr(model, "classes_")
+
+
+def test_a_perfect_validation_score_does_not_stop_a_separable_run():
+    """On random separable samples, a run whose held-out part is classified
+    without a mistake goes on to separate its training part, however many
+    epochs after its best score that takes."""
+    rng = np.random.RandomState(0)
+    late = 0
+    for seed in range(12):
+        X = rng.uniform(-1, 1, size=(4000, 5))
+        normal = rng.standard_normal(5)
+        distance = X @ normal / np.linalg.norm(normal)
+        X = X[np.abs(distance) >= 0.02][:2500]
+        y = (X @ normal > 0).astype(int)
+        for estimator in (
+            KernelPerceptron(kernel="linear", early_stopping=True, random_state=seed),
+            MarginPerceptron(early_stopping=True, random_state=seed),
+        ):
+            fit_quietly(estimator, X, y)
+            if estimator.best_validation_score_ == 1.0:
+                assert estimator.converged_
+                assert estimator.stop_reason_ == "separated"
+                best = estimator.validation_scores_.index(1.0) + 1
+                late += estimator.n_iter_ > best + estimator.n_iter_no_change
+    # runs that a count from the best score alone would have stopped
+    assert late >= 3

@@ -43,6 +43,7 @@ def test_merge_matches_reference(seed, average):
     X, y = noisy_sample(random_state=seed)
     estimator = KernelPerceptron(
         gamma=0.5,
+        beta=0.0,
         budget=8,
         budget_strategy="merge",
         average=average,
@@ -99,7 +100,8 @@ def test_sparse_input_gives_the_dense_function(strategy):
 def test_merge_loses_less_than_removal(seed):
     """On data whose unbudgeted function needs far more than 100 support
     vectors, removing the oldest one loses far more accuracy than merging
-    (Wang, Crammer and Vucetic, 2012, Table 3)."""
+    (Wang, Crammer and Vucetic, 2012, Table 3), for the plain perceptron
+    (with a margin, beta > 0, removal loses less: 6.5 points on seed 2)."""
     X, y = make_classification(
         n_samples=4000,
         n_features=20,
@@ -114,6 +116,7 @@ def test_merge_loses_less_than_removal(seed):
     for strategy in ("merge", "remove", None):
         estimator = KernelPerceptron(
             gamma=0.05,
+            beta=0.0,
             budget=strategy and 100,
             budget_strategy=strategy or "merge",
             random_state=seed,

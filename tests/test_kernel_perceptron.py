@@ -106,7 +106,9 @@ def _params(kernel):
 
 def test_multiclass_is_one_vs_rest_in_one_pass():
     X, y = noisy_sample(n_samples=60, n_classes=3, random_state=2)
-    estimator = KernelPerceptron(gamma=0.5, shuffle=False, max_iter=6).fit(X, y)
+    estimator = KernelPerceptron(gamma=0.5, beta=0.0, shuffle=False, max_iter=6).fit(
+        X, y
+    )
     K = pairwise_kernels(X, metric="rbf", gamma=0.5)
     assert estimator.dual_coef_.shape == (3, len(estimator.support_))
     for c in range(3):
@@ -323,7 +325,11 @@ def test_compression_one_epoch_on_the_support_alone():
     """An epoch of the perceptron on its own mistakes, in their order, makes
     the same updates: the support is a compression of the sample."""
     X, y = noisy_sample(n_samples=150, random_state=11)
-    params = dict(kernel="poly", degree=3, gamma=0.3, shuffle=False, max_iter=1)
+    # beta=0: a threshold that follows the longest example seen would see
+    # other examples on the support alone
+    params = dict(
+        kernel="poly", degree=3, gamma=0.3, beta=0.0, shuffle=False, max_iter=1
+    )
     full = KernelPerceptron(**params).fit(X, y)
     kept = np.sort(full.support_)
     compressed = KernelPerceptron(**params).fit(X[kept], y[kept])

@@ -21,6 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc.metrics import optimal_margin
+from skperc.schedules import RelativeThreshold
 
 POLY = dict(kernel="poly", degree=2, gamma=1.0, coef0=1.0)
 
@@ -95,7 +96,7 @@ def test_kernel_perceptron_is_the_perceptron_on_the_features(sample):
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_novikoff_in_feature_space(sample, shuffle):
     X, y, R, eps = sample
-    estimator = fit(X, y, shuffle=shuffle, random_state=0)
+    estimator = fit(X, y, beta=0.0, shuffle=shuffle, random_state=0)
     assert_novikoff(estimator, R, eps)
 
 
@@ -105,6 +106,22 @@ def test_beta_perceptron_in_feature_space(sample, relative_beta):
     beta = relative_beta * R**2
     estimator = fit(X, y, beta=beta, random_state=1)
     assert_theorem_1(estimator, beta, R, eps)
+
+
+@pytest.mark.parametrize("relative_beta", [0.1, 1.0])
+def test_relative_threshold_in_feature_space(sample, relative_beta):
+    """beta_t = b rho^2, rho^2 the largest k(x, x) so far: Theorem 1 with
+    beta = b R^2 once every example has been seen."""
+    X, y, R, eps = sample
+    estimator = fit(X, y, beta=RelativeThreshold(relative_beta), random_state=4)
+    assert_theorem_1(estimator, relative_beta * R**2, R, eps)
+
+
+def test_the_default_threshold_is_a_quarter_of_the_squared_radius(sample):
+    X, y, R, eps = sample
+    estimator = fit(X, y, random_state=5)
+    assert estimator.beta == "auto"
+    assert_theorem_1(estimator, 0.25 * R**2, R, eps)
 
 
 def test_r_independent_perceptron_in_feature_space(sample):

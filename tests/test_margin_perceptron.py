@@ -19,8 +19,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 
 import skperc._margin_perceptron
-from skperc import MarginPerceptron
-from skperc.schedules import PowerThreshold, ScaleThreshold, ThresholdSchedule
+from skperc import KernelPerceptron, MarginPerceptron
+from skperc.schedules import (
+    PowerThreshold,
+    RelativeThreshold,
+    ScaleThreshold,
+    ThresholdSchedule,
+)
 
 
 def quiet_fit(estimator, X, y, **fit_params):
@@ -459,6 +464,27 @@ def test_a_subclass_runs_through_python_with_the_same_result(n_classes):
         MarginPerceptron(beta=PythonPower(alpha=1.6), random_state=0), X, y
     )
     assert_same_model(python, compiled)
+
+
+@pytest.mark.parametrize("estimator", ["linear", "kernel"])
+def test_the_compiled_relative_threshold_is_its_formula(estimator):
+    """RelativeThreshold runs in the compiled loops: the same bits as its
+    threshold() called from Python."""
+
+    class PythonRelative(RelativeThreshold):
+        pass
+
+    X, y = noisy_data(n_classes=2)
+    make = (
+        (lambda beta: MarginPerceptron(beta=beta, random_state=0))
+        if estimator == "linear"
+        else (lambda beta: KernelPerceptron(beta=beta, max_iter=20, random_state=0))
+    )
+    compiled = quiet_fit(make(RelativeThreshold(0.4)), X, y)
+    python = quiet_fit(make(PythonRelative(0.4)), X, y)
+    assert_array_equal(python.n_updates_, compiled.n_updates_)
+    assert_array_equal(python.decision_function(X), compiled.decision_function(X))
+    assert compiled.n_updates_[0] > 0
 
 
 def test_a_user_schedule_is_called_per_update():

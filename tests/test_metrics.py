@@ -18,7 +18,7 @@ from skperc.metrics import (
     optimal_margin,
     perceptron_bounds,
 )
-from skperc.schedules import ThresholdSchedule
+from skperc.schedules import RelativeThreshold, ThresholdSchedule
 
 SLACK = 1 + 1e-7  # eps* comes from a numerical solver
 
@@ -32,6 +32,8 @@ BOUNDED_LEARNERS = [
     lambda: MarginPerceptron(beta="scale", fit_intercept=False),
     lambda: MarginPerceptron(beta="power", alpha=1.3, fit_intercept=False),
     lambda: MarginPerceptron(beta="power", alpha=1.5, fit_intercept=False),
+    lambda: MarginPerceptron(beta=RelativeThreshold(0.5), fit_intercept=False),
+    lambda: KernelPerceptron(kernel="linear"),
     lambda: KernelPerceptron(kernel="linear", beta=0.5),
     lambda: KernelPerceptron(kernel="linear", beta="scale"),
     lambda: KernelPerceptron(kernel="linear", beta="power", alpha=1.5),

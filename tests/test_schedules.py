@@ -6,6 +6,7 @@ from sklearn.base import clone
 from skperc.schedules import (
     ConstantThreshold,
     PowerThreshold,
+    RelativeThreshold,
     ScaleThreshold,
     ThresholdSchedule,
 )
@@ -24,6 +25,8 @@ def test_constant_and_scale_thresholds():
     assert ConstantThreshold().radius_rule == "none"
     assert ScaleThreshold().radius_rule == "double"
     assert PowerThreshold().radius_rule == "max"
+    assert RelativeThreshold(0.3).threshold(7, 2.0) == 0.3 * 4.0
+    assert RelativeThreshold().radius_rule == "max"
 
 
 @pytest.mark.parametrize("alpha", [1.01, 1.3, 1.5, 1.99])

@@ -17,6 +17,7 @@ from margin_data import (
 
 from skperc import MarginPerceptron
 from skperc.metrics import optimal_margin
+from skperc.schedules import RelativeThreshold
 
 # (n_samples, n_features, gap, scale): gaps small enough that the bounds
 # are far from trivial, scales away from 1 so that R matters.
@@ -58,6 +59,18 @@ def test_beta_perceptron_theorem_1(sample, relative_beta):
     assert_theorem_1(estimator, beta, R, eps)
 
 
+@pytest.mark.parametrize("relative_beta", [0.1, 0.25, 1.0, 5.0])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_relative_threshold_theorem_1(sample, relative_beta, shuffle):
+    """beta_t = b rho^2 with rho the largest norm so far: no threshold
+    exceeds b R^2, so Theorem 1 holds with beta = b R^2."""
+    X, y, R, eps = sample
+    estimator = fit(
+        X, y, beta=RelativeThreshold(relative_beta), shuffle=shuffle, random_state=4
+    )
+    assert_theorem_1(estimator, relative_beta * R**2, R, eps)
+
+
 def test_r_independent_perceptron_theorem_2(sample):
     X, y, R, eps = sample
     estimator = fit(X, y, beta="scale", random_state=2)
@@ -85,7 +98,7 @@ def test_the_margin_guarantees_are_not_vacuous():
     assert short >= len(SAMPLES) // 2
 
 
-@pytest.mark.parametrize("beta", ["scale", "power"])
+@pytest.mark.parametrize("beta", ["scale", "power", RelativeThreshold(0.25)])
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_scale_free_thresholds_do_not_see_the_scale(beta, fit_intercept):
     X, y = separable_sample(80, 3, 0.05, 1.0, random_state=0)

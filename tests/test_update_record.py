@@ -124,7 +124,7 @@ def test_the_recorded_run_keeps_novikoffs_bound(estimator):
         if estimator == "linear":
             clf = MarginPerceptron(fit_intercept=False, random_state=seed)
         else:
-            clf = KernelPerceptron(kernel="linear", random_state=seed)
+            clf = KernelPerceptron(kernel="linear", beta=0.0, random_state=seed)
         clf.set_params(record_updates=True).fit(X, y)
         assert clf.converged_
         trace = novikoff_trace(X, clf.updates_[:, :2])
