@@ -19,7 +19,7 @@ from joblib import effective_n_jobs
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import config_context
 from sklearn.base import clone
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
@@ -463,3 +463,56 @@ def test_concurrent_predictions_equal_sequential_ones(estimator):
         results = list(pool.map(lambda m: getattr(fitted, m)(X_test), calls))
     for method, result in zip(calls, results, strict=True):
         assert_same(result, sequential[method], method)
+
+
+def _wide_data(n_classes, dtype):
+    """Rows of more than 2 MiB, which KernelPerceptron's loop reads once for
+    a block of held-back updates (9,000 x 64: 4.4 MB as float64, 2.2 MB as
+    float32)."""
+    X, y = make_classification(
+        n_samples=9_000,
+        n_features=64,
+        n_informative=10,
+        n_classes=n_classes,
+        flip_y=0.1,
+        random_state=n_classes,
+    )
+    return (X / np.abs(X).max(axis=0)).astype(dtype), y
+
+
+@pytest.mark.parametrize(
+    "dtype, n_classes, params",
+    [
+        (np.float64, 2, dict()),
+        (np.float64, 3, dict(average=True)),
+        (np.float32, 2, dict(average=True, n_jobs=2)),
+        (np.float32, 3, dict(kernel="poly", degree=2)),
+        (np.float64, 2, dict(kernel="linear", beta="power", n_jobs=2)),
+        (np.float64, 3, dict(kernel="sigmoid", gamma=0.01, early_stopping=True)),
+    ],
+)
+def test_kernel_perceptron_held_updates_give_the_same_bits(dtype, n_classes, params):
+    """On rows too large for the processor's caches the loop holds updates
+    back and adds a block of columns at once; with a cache of columns too
+    small for a block it adds each at once: the same model, bit for bit."""
+    X, y = _wide_data(n_classes, dtype)
+    params = dict(max_iter=2, tol=None, random_state=0, **params)
+    held = _fit(KernelPerceptron(**params), X, y)
+    assert held.n_updates_.sum() > 1000
+    # cache_size=1 (MB) holds 14 columns of 9,000 rows: fewer than a block
+    one_at_a_time = _fit(KernelPerceptron(cache_size=1, **params), X, y)
+    assert_same_model(held, one_at_a_time, X[:500])
+
+
+def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
+    """A kernel column that is not finite stops the run with the same error,
+    epoch and update count whether its update was held back or not: here
+    (x . x')^2.5, NaN where x . x' < 0, while k(x, x) is finite."""
+    X, y = _wide_data(2, np.float64)
+    params = dict(kernel="poly", degree=2.5, gamma=1.0, coef0=0.0, random_state=0)
+    errors = []
+    for cache_size in (200, 1):
+        with pytest.raises(ValueError, match="in epoch 1") as error:
+            KernelPerceptron(cache_size=cache_size, **params).fit(X, y)
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]

@@ -1,0 +1,88 @@
+/* Products of a block of rows with several points at once, for the kernel
+   perceptron's columns: each row is read once for all the points, and the
+   points' products run in the lanes of AVX2 registers. Each product is
+   summed in feature order, one rounding per multiplication and per
+   addition, as the loop's one-column sums are: the same bits. */
+#ifndef SKPERC_DOTS_H
+#define SKPERC_DOTS_H
+
+#include <string.h>
+#include <Python.h>
+
+/* out[u][r0 + r] = rows[r] . x_u for the n rows of length m and the nu
+   points, the points given feature-major: xt[j * nu + u] = x_u[j]. */
+#define SKPERC_DOTS_MANY_BODY(ROW_T)                                        \
+    for (Py_ssize_t r = 0; r < n; r++) {                                    \
+        const ROW_T *row = rows + r * m;                                    \
+        Py_ssize_t u = 0;                                                   \
+        for (; u + 8 <= nu; u += 8) {                                       \
+            skperc_v4 a0 = {0.0, 0.0, 0.0, 0.0}, a1 = a0;                  \
+            for (Py_ssize_t j = 0; j < m; j++) {                            \
+                double v = (double)row[j];                                  \
+                skperc_v4 vv = {v, v, v, v}, x0, x1;                        \
+                memcpy(&x0, xt + j * nu + u, sizeof x0);                    \
+                memcpy(&x1, xt + j * nu + u + 4, sizeof x1);                \
+                a0 += vv * x0;                                              \
+                a1 += vv * x1;                                              \
+            }                                                               \
+            for (int t = 0; t < 4; t++) {                                   \
+                out[u + t][r0 + r] = a0[t];                                 \
+                out[u + 4 + t][r0 + r] = a1[t];                             \
+            }                                                               \
+        }                                                                   \
+        for (; u < nu; u++) {                                               \
+            double a = 0.0;                                                 \
+            for (Py_ssize_t j = 0; j < m; j++)                              \
+                a += (double)row[j] * xt[j * nu + u];                       \
+            out[u][r0 + r] = a;                                             \
+        }                                                                   \
+    }
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define SKPERC_HAVE_DOTS_MANY 1
+typedef double skperc_v4 __attribute__((vector_size(32)));
+
+__attribute__((target("avx2")))
+static void skperc_dots_many_avx2(const double *rows, Py_ssize_t n,
+                                  Py_ssize_t m, const double *xt,
+                                  Py_ssize_t nu, double **out,
+                                  Py_ssize_t r0) {
+    SKPERC_DOTS_MANY_BODY(double)
+}
+
+__attribute__((target("avx2")))
+static void skperc_dots_many_avx2_32(const float *rows, Py_ssize_t n,
+                                     Py_ssize_t m, const double *xt,
+                                     Py_ssize_t nu, double **out,
+                                     Py_ssize_t r0) {
+    SKPERC_DOTS_MANY_BODY(float)
+}
+#endif
+
+/* Whether the processor runs the products above (else the loop computes
+   one column at a time). */
+static int skperc_dots_many_supported(void) {
+#ifdef SKPERC_HAVE_DOTS_MANY
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+static void skperc_dots_many(const double *rows, Py_ssize_t n, Py_ssize_t m,
+                             const double *xt, Py_ssize_t nu, double **out,
+                             Py_ssize_t r0) {
+#ifdef SKPERC_HAVE_DOTS_MANY
+    skperc_dots_many_avx2(rows, n, m, xt, nu, out, r0);
+#endif
+}
+
+static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
+                               const double *xt, Py_ssize_t nu, double **out,
+                               Py_ssize_t r0) {
+#ifdef SKPERC_HAVE_DOTS_MANY
+    skperc_dots_many_avx2_32(rows, n, m, xt, nu, out, r0);
+#endif
+}
+
+#endif
