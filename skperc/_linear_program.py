@@ -428,9 +428,17 @@ class LinearProgramClassifier(
         # then every column scaled by a power of 2 (exactly), and
         # y (w . x + b) >= 1 is unchanged by w_j <- w_j * column_factor_j.
         row_factors = np.ldexp(1.0, -_row_exponents(X))
-        Z, column_factors = _scaled_columns(X, row_factors, self.fit_intercept)
-        if self.objective == "l1_margin":
-            Z = _with_identity(Z, X.shape[1])
+        scaled, unscaled = self._program(X, row_factors), []
+
+        def programs():
+            yield scaled
+            if (row_factors != 1.0).any():
+                # Rows scaled over many orders of magnitude can leave HiGHS
+                # with no optimum it can confirm; the rows unscaled are the
+                # same program, built when first needed.
+                if not unscaled:
+                    unscaled.append(self._program(X, np.ones_like(row_factors)))
+                yield unscaled[0]
 
         n_features = X.shape[1]
         coef = np.zeros((len(targets), n_features))
@@ -438,17 +446,21 @@ class LinearProgramClassifier(
         n_iter = np.zeros(len(targets), dtype=int)
         for k, target in enumerate(targets):
             signs = np.where(y == target, 1.0, -1.0)
-            program = (signs, row_factors, column_factors, sample_weight)
             # Without presolve HiGHS keeps fewer copies of the program, but
             # can misjudge an ill-conditioned one (call the dual of a
             # separable sample unbounded, or stop short of its optimum);
             # presolve, then the interior point method, solve those, and
             # presolve confirms a sample that is not separable.
-            for method, presolve in _ATTEMPTS:
-                result = self._solve(Z, *program, method, presolve)
-                if self._trusted(result, X, *program) or (
-                    presolve and result.status == _UNBOUNDED
-                ):
+            for Z, factors, column_factors in programs():
+                program = (signs, factors, column_factors, sample_weight)
+                for method, presolve in _ATTEMPTS:
+                    result = self._solve(Z, *program, method, presolve)
+                    trusted = self._trusted(result, X, *program) or (
+                        presolve and result.status == _UNBOUNDED
+                    )
+                    if trusted:
+                        break
+                if trusted:
                     break
             if result.status == _LIMIT_REACHED:
                 # The point where HiGHS stopped solves nothing in general:
@@ -494,6 +506,14 @@ class LinearProgramClassifier(
         self.status_ = np.full(len(targets), _OPTIMAL)
         self.n_iter_ = n_iter
         return self
+
+    def _program(self, X, row_factors):
+        """The constraint matrix of the dual program of X with its rows
+        scaled by row_factors, and the factors of its rows and columns."""
+        Z, column_factors = _scaled_columns(X, row_factors, self.fit_intercept)
+        if self.objective == "l1_margin":
+            Z = _with_identity(Z, X.shape[1])
+        return Z, row_factors, column_factors
 
     def _trusted(self, result, X, signs, row_factors, column_factors, sample_weight):
         """Whether a result of linprog may stand: a limit reached, or an

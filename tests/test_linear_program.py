@@ -389,3 +389,15 @@ def test_ctrl_c_stops_a_fit_and_leaves_the_previous_model():
     assert output[0] == "interrupted"
     assert float(output[1]) < 10.0
     assert output[2] == "True"
+
+
+def test_rows_scaled_apart_fall_back_to_the_unscaled_program():
+    """Rows whose largest entries lie 27 orders of magnitude apart: scaled
+    down to the median row, HiGHS confirms no optimum (status 15, found by
+    tests/test_hostile_input.py); the unscaled program solves."""
+    X = np.array([[1e-3, 1e-30]] * 7 + [[1e-2, 1e-30]] + [[1e-30, 1e-30]] * 8)
+    y = np.array([3, -1, 3, -1] + [3] * 12)
+    model = LinearProgramClassifier(C=1.0).fit(X, y)
+    assert np.isfinite(model.coef_).all()
+    # no halfspace does better than the majority class here
+    assert model.score(X, y) == 0.875
