@@ -158,3 +158,19 @@ def test_unknown_strategy_is_refused_before_work():
     X, y = noisy_sample()
     with pytest.raises(ValueError, match="budget_strategy"):
         KernelPerceptron(budget=5, budget_strategy="project").fit(X, y)
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove"])
+def test_auto_early_stopping_is_on_when_the_budget_binds(strategy):
+    X, y = noisy_sample(n_samples=200, random_state=3)
+    params = dict(gamma=0.5, budget_strategy=strategy, random_state=0)
+    auto = KernelPerceptron(budget=10, **params).fit(X, y)
+    on = KernelPerceptron(budget=10, early_stopping=True, **params).fit(X, y)
+    assert auto.validation_scores_ is not None
+    assert_array_equal(auto.validation_scores_, on.validation_scores_)
+    assert_array_equal(auto.dual_coef_, on.dual_coef_)
+    off = KernelPerceptron(budget=10, early_stopping=False, **params).fit(X, y)
+    assert off.validation_scores_ is None
+    # a budget that the sample cannot exceed leaves the default of its size
+    roomy = KernelPerceptron(budget=len(X), **params).fit(X, y)
+    assert roomy.validation_scores_ is None
