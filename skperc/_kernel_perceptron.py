@@ -358,7 +358,7 @@ class KernelPerceptron(BasePerceptron):
         them, with ``h`` found by golden-section search and the coefficient that
         best replaces the pair in feature space, as in budgeted SGD [7]_ (which
         searches every vector for the partner, with a golden-section search
-        each: epochs three times as long on the data of
+        each: epochs 2.4 times as long on the data of
         ``benchmarks/bench_kernel_scale.py``); ``z`` is no training sample, and
         when that merge changes the function more than removing the vector
         would, the vector is removed. ``"remove"`` removes the oldest support

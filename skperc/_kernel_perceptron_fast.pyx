@@ -1184,8 +1184,9 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         # The partner is the nearest vector of the class (the largest
         # kernel value, the oldest of ties): searching every vector of the
         # class for the merge that changes the function least costs a
-        # golden-section search each, which made epochs three times as long
-        # for about the same accuracy.
+        # golden-section search each, which made epochs 2.4 times as long
+        # for 0.4 to 0.5 point more accuracy (benchmarks/bench_kernel_scale.py,
+        # budget 500).
         for j in range(b.n_support):
             # k = 0: the merge is a removal of the smaller, no better
             if j == m or b.code[j] != b.code[m] or not b.krow[j] > 0.0:
