@@ -394,9 +394,10 @@ class KernelPerceptron(BasePerceptron):
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
         The result does not depend on ``n_jobs``, bit for bit. Every update
         (every block, with a budget) waits for all the threads: on cores kept
-        busy by other work, more threads can be far slower (a budgeted fit of
-        10,000 examples took 2.6 s on 2 threads against 0.53 s on one, at a
-        load of 3.6 on 2 cores).
+        busy by other work, more threads can be far slower: a budgeted fit of
+        10,000 examples took 2.6 s on 2 threads against 0.53 s on one at a load
+        of 3.6 on 2 cores, where one of 1,000,000 examples took 28 s against 46
+        s at a load of 1.5.
 
     {{verbose}}
 
