@@ -80,10 +80,10 @@ fig.tight_layout()
 
 # %%
 # With a few percent of the unbudgeted perceptron's support vectors,
-# merging stays within a few points of its accuracy, while removal loses
-# twenty points or more: removing the oldest vector throws away what the
-# function learned first, and a merged point carries the weight of the two
-# it replaces.
+# merging stays within a few points of its accuracy (one to eight here),
+# while removal loses twelve to twenty-seven: removing the oldest vector
+# throws away what the function learned first, and a merged point carries
+# the weight of the two it replaces.
 #
 # What each strategy keeps
 # ------------------------

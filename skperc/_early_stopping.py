@@ -35,14 +35,16 @@ def validation_split(codes, validation_fraction, random_state):
     )
 
 
-def epochs_until_stalled(estimator, one_epoch, score, snapshot):
+def epochs_until_stalled(estimator, one_epoch, score, snapshot, may_separate=True):
     """The epochs of a fit with early stopping: ``one_epoch(epoch)`` trains
     an epoch on the training part and says whether it separated it; after
     one that did not, ``score()`` is the validation score, and
     ``snapshot()`` is taken when it is the best so far. Ends at an epoch
     that separates, ``n_iter_no_change`` epochs after the best score, or
-    after ``max_iter`` epochs; a best score of 1 (no validation example
-    wrong) is no sign of noise to stop on, and does not count down. Sets
+    after ``max_iter`` epochs. A best score of 1 (no validation example
+    wrong) is no sign of noise to stop on: it does not count down while
+    the run ``may_separate`` its training part (not under a full budget,
+    which keeps the function moving). Sets
     ``validation_scores_`` and
     ``best_validation_score_``; returns (the epochs run, whether the last
     separated, whether the score stalled, the snapshot of the best score or
@@ -60,7 +62,7 @@ def epochs_until_stalled(estimator, one_epoch, score, snapshot):
             estimator.best_validation_score_, since_best = value, 0
             best = snapshot()
             continue
-        since_best += estimator.best_validation_score_ < 1.0
+        since_best += not may_separate or estimator.best_validation_score_ < 1.0
         if since_best >= estimator.n_iter_no_change:
             return epoch + 1, False, True, best
     return estimator.max_iter, False, False, best

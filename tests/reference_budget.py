@@ -5,8 +5,10 @@ vectors are no samples): the decision value of each example is the sum over
 the support vectors, the average is the explicit mean of the function after
 every step, kept as coefficients on the support vectors, and a full budget
 merges the support vector of the smallest coefficient (the oldest of
-those) with the vector of its class whose merge changes the function
-least, as in budgeted SGD (Wang, Crammer and Vucetic, 2012).
+those) with the nearest vector of its class, at the point and with the
+coefficient that change the function least, as in budgeted SGD (Wang,
+Crammer and Vucetic, 2012), or removes it when that merge changes the
+function more than the removal.
 """
 
 import numpy as np
@@ -80,14 +82,17 @@ def _merge(rows, coef, mean, owner, age, kernel):
     sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
     m = min(range(len(rows)), key=lambda s: sizes[s])
     k_m = kernel(np.array(rows), rows[m])
-    best, partner, best_h = coef[m] ** 2, None, 0.0
-    for j in sorted(range(len(rows)), key=lambda s: age[s]):
-        same_class = np.sign(coef[j]) == np.sign(coef[m])
-        if j == m or not same_class or not k_m[j] > 0:
-            continue
+    # the partner: the nearest vector of its class, the oldest of ties
+    same_class = np.sign(coef) == np.sign(coef[m])
+    candidates = [
+        j for j in range(len(rows)) if j != m and same_class[j] and k_m[j] > 0
+    ]
+    partner, best_h = None, 0.0
+    if candidates:
+        j = min(candidates, key=lambda s: (-k_m[s], age[s]))
         loss, h = best_merge(coef[m], coef[j], k_m[j])
-        if loss < best:
-            best, partner, best_h = loss, j, h
+        if loss < coef[m] ** 2:
+            partner, best_h = j, h
     if partner is not None:
         log_k = np.log(k_m[partner])
         k_z = np.exp((1 - best_h) ** 2 * log_k), np.exp(best_h**2 * log_k)

@@ -75,7 +75,7 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     best = int(np.argmax(stopped.validation_scores_)) + 1
     assert stopped.n_iter_ == best + 3 or stopped.stop_reason_ != "no_improvement"
     plain = fit_quietly(
-        KernelPerceptron(tol=None, max_iter=best, **params),
+        KernelPerceptron(tol=None, max_iter=best, early_stopping=False, **params),
         X[train],
         y[train],
     )

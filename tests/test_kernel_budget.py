@@ -50,6 +50,7 @@ def test_merge_matches_reference(seed, average):
         shuffle=False,
         max_iter=5,
         tol=None,
+        early_stopping=False,
     ).fit(X, y)
     rows, coef, n_updates = reference_merge_fit(
         X, np.where(y == 1, 1.0, -1.0), gamma=0.5, budget=8, average=average
@@ -122,9 +123,9 @@ def test_merge_loses_less_than_removal(seed):
             random_state=seed,
         ).fit(X[train], y[train])
         scores[strategy] = estimator.score(X[test], y[test])
-    # measured: merging 11 to 19 points above removal on these seeds, and
-    # 3.5 to 6 points below the unbudgeted function
-    assert scores["merge"] > scores["remove"] + 0.08
+    # measured: merging 7.7 to 14.7 points above removal on these seeds, and
+    # 4.7 to 5.9 points below the unbudgeted function
+    assert scores["merge"] > scores["remove"] + 0.06
     assert scores["merge"] > scores[None] - 0.08
 
 
@@ -160,3 +161,19 @@ def test_unknown_strategy_is_refused_before_work():
     X, y = noisy_sample()
     with pytest.raises(ValueError, match="budget_strategy"):
         KernelPerceptron(budget=5, budget_strategy="project").fit(X, y)
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove"])
+def test_auto_early_stopping_is_on_when_the_budget_binds(strategy):
+    X, y = noisy_sample(n_samples=200, random_state=3)
+    params = dict(gamma=0.5, budget_strategy=strategy, random_state=0)
+    auto = KernelPerceptron(budget=10, **params).fit(X, y)
+    on = KernelPerceptron(budget=10, early_stopping=True, **params).fit(X, y)
+    assert auto.validation_scores_ is not None
+    assert_array_equal(auto.validation_scores_, on.validation_scores_)
+    assert_array_equal(auto.dual_coef_, on.dual_coef_)
+    off = KernelPerceptron(budget=10, early_stopping=False, **params).fit(X, y)
+    assert off.validation_scores_ is None
+    # a budget that the sample cannot exceed leaves the default of its size
+    roomy = KernelPerceptron(budget=len(X), **params).fit(X, y)
+    assert roomy.validation_scores_ is None

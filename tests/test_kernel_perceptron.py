@@ -78,6 +78,7 @@ def test_matches_reference(kernel, beta, average, budget):
         shuffle=False,
         max_iter=8,
         tol=None,
+        early_stopping=False,
     ).fit(X, y, sample_weight=weight)
     K = pairwise_kernels(X, metric=kernel["kernel"], **_params(kernel))
     expected = reference_kernel_fit(
@@ -343,7 +344,9 @@ def test_compression_one_epoch_on_the_support_alone():
 def test_partial_fit_is_one_epoch_of_fit(budget, n_classes):
     X, y = noisy_sample(n_samples=90, n_classes=n_classes, random_state=12)
     params = dict(gamma=0.5, beta="scale", average=True, budget=budget)
-    full = KernelPerceptron(shuffle=False, max_iter=1, **params).fit(X, y)
+    full = KernelPerceptron(
+        shuffle=False, max_iter=1, early_stopping=False, **params
+    ).fit(X, y)
     stream = KernelPerceptron(shuffle=False, **params)
     for chunk in np.array_split(np.arange(len(y)), 4):
         stream.partial_fit(X[chunk], y[chunk], classes=np.unique(y))

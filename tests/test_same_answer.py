@@ -378,12 +378,20 @@ def test_kernel_perceptron_threads_give_the_same_bits(form, n_classes, average):
         assert_same_model(one, many, X[:500])
 
 
-def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget():
-    # the budgeted loop, and the function on the batch at the end of a call
+@pytest.mark.parametrize("strategy", ["merge", "remove"])
+def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
+    # the budgeted loop (the kernel rows of a block of examples split among
+    # the threads), and the function on the batch at the end of a call
     X, y = _threaded_data(3)
     models = {}
     for n_jobs in (1, *THREAD_COUNTS):
-        model = KernelPerceptron(budget=200, max_iter=1, random_state=0, n_jobs=n_jobs)
+        model = KernelPerceptron(
+            budget=200,
+            budget_strategy=strategy,
+            max_iter=1,
+            random_state=0,
+            n_jobs=n_jobs,
+        )
         # a first batch, then the function so far on a second one
         _partial_fit(model, X[:300], y[:300])
         _partial_fit(model, X[300:], y[300:])
