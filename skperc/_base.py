@@ -20,6 +20,7 @@ from ._compat import (
     _check_sample_weight,
     _fit_context,
     get_chunk_n_rows,
+    with_unique,
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
@@ -44,12 +45,33 @@ def check_class_count(estimator, classes):
         )
 
 
+def checked_classes(y, distinct=np.unique):
+    """The sorted classes of ``y``, after scikit-learn's check that ``y``
+    holds class labels (``check_classification_targets``), with ``y``
+    sorted once for both: ``distinct(y)`` gives its sorted distinct
+    labels."""
+    if y.dtype == object:
+        # the check first: its error names labels of mixed types, which
+        # np.unique would fail to sort
+        check_classification_targets(y)
+        return np.unique(y)
+    classes = distinct(y)
+    check_classification_targets(with_unique(y, classes))
+    return classes
+
+
+def label_codes(classes, y):
+    """The index of each label of ``y`` in the sorted ``classes``, which
+    hold them all, as int32."""
+    return np.searchsorted(classes, y).astype(np.int32)
+
+
 def encode_labels(y):
-    """The sorted classes of ``y`` and the index of each label in them, as
-    int32."""
+    """The sorted classes of ``y``, checked as by ``checked_classes``, and
+    the index of each label in them, as int32."""
     # np.unique's inverse would hold five arrays of len(y) at once.
-    classes = np.unique(y)
-    return classes, np.searchsorted(classes, y).astype(np.int32)
+    classes = checked_classes(y)
+    return classes, label_codes(classes, y)
 
 
 def class_codes(classes, y, named):
@@ -476,7 +498,6 @@ class BasePerceptron(
         X, y = validate_data(self, X, y, reset=not warm, **self._validation())
         check_sparse_structure(X)
         X = self._check_input(X, warm)
-        check_classification_targets(y)
         classes, codes = encode_labels(y)
         if warm and not np.array_equal(classes, self.classes_):
             raise ValueError(

@@ -267,7 +267,6 @@ class HalvingClassifier(
             The fitted estimator.
         """
         X, y = self._validate(X, y, reset=True)
-        check_classification_targets(y)
         classes, codes = encode_labels(y)
         check_class_count(self, classes)
         self._start_run(X, classes)

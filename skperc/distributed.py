@@ -16,18 +16,20 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import assert_all_finite, check_array, validate_data
 
 from ._base import (
     _UNDERFLOW,
     LinearPredictMixin,
     check_class_count,
     check_sparse_structure,
+    checked_classes,
     class_codes,
-    encode_labels,
     first_class,
+    label_codes,
     linear_margins,
     partial_fit_classes,
     partial_fit_codes,
@@ -446,6 +448,54 @@ def _is_dask_collection(X):
     from dask import is_dask_collection
 
     return is_dask_collection(X)
+
+
+def _check_finite(pool, n_pieces, estimator, X):
+    """scikit-learn's ValueError for X holding NaN or infinity, as its
+    validation raises it, the values checked in ``n_pieces`` pieces on the
+    threads of ``pool`` (numpy's reductions release the GIL)."""
+    # the configuration is that of the caller's thread: the pool's threads
+    # have their own
+    if get_config()["assume_finite"]:
+        return
+    values = X.data if sp.issparse(X) else X.reshape(-1)
+    name = type(estimator).__name__
+
+    def finite(piece):
+        try:
+            assert_all_finite(piece, input_name="X", estimator_name=name)
+        except ValueError:
+            return False
+        return True
+
+    if not all(pool.map(finite, np.array_split(values, n_pieces))):
+        # the message of the whole, which names NaN wherever X holds one
+        assert_all_finite(X, input_name="X", estimator_name=name)
+
+
+def _distinct(pool, spans, y):
+    """The sorted distinct labels of ``y``, from those of each span of its
+    rows, found on the threads of ``pool``."""
+    found = pool.map(lambda span: np.unique(y[span[0] : span[1]]), spans)
+    return np.unique(np.concatenate(list(found)))
+
+
+def _codes(pool, spans, codes_of, y):
+    """``codes_of(y)``, computed for each span of the rows on the threads of
+    ``pool``. An error is that of the whole ``y``, which names the faulty
+    labels of every span."""
+    codes = np.empty(len(y), dtype=np.int32)
+
+    def encode(span):
+        start, stop = span
+        codes[start:stop] = codes_of(y[start:stop])
+
+    try:
+        list(pool.map(encode, spans))
+    except ValueError:
+        codes_of(y)
+        raise
+    return codes
 
 
 # ----------------------------------------------------------------------------
@@ -1021,24 +1071,48 @@ class ParameterMixingClassifier(
         self.stop_reason_ = estimator.stop_reason_
 
     def _array_shards(self, estimator, X, y, sample_weight, partial, reset):
-        X, y = validate_data(self, X, y, reset=reset, **estimator._validation())
-        check_sparse_structure(X)
-        if reset:
-            # a new run refuses input whose products underflow, as the
-            # estimator's own fit does
-            estimator._check_input(X, warm=False)
-        check_classification_targets(y)
-        if partial is None:
-            classes, codes = encode_labels(y)
-            check_class_count(estimator, classes)
-        else:
-            classes, codes = partial_fit_codes(self, y, *partial)
+        validation = estimator._validation()
+        try:
+            # X's values are checked below, on the shards' threads
+            X, y = validate_data(
+                self, X, y, reset=reset, ensure_all_finite=False, **validation
+            )
+        except (ValueError, TypeError):
+            # the error of the full validation, which checks X's values
+            # before y
+            validate_data(self, X, y, reset=reset, **validation)
+            raise
+        n_shards = min(self.n_shards or 2, X.shape[0])
+        bounds = np.linspace(0, X.shape[0], n_shards + 1).astype(np.intp)
+        spans = list(zip(bounds[:-1], bounds[1:], strict=True))
+        with ThreadPoolExecutor(n_shards) as pool:
+            _check_finite(pool, n_shards, self, X)
+            check_sparse_structure(X)
+            if reset:
+                # a new run refuses input whose products underflow, as the
+                # estimator's own fit does
+                estimator._check_input(X, warm=False)
+            # the classes of a fit; those of partial_fit are given
+            found = checked_classes(y, lambda y: _distinct(pool, spans, y))
+            if partial is None:
+                classes = found
+                check_class_count(estimator, classes)
+
+                def codes_of(labels):
+                    return label_codes(classes, labels)
+
+            else:
+                classes = partial_fit_classes(self, *partial)
+
+                def codes_of(labels):
+                    return partial_fit_codes(self, labels, *partial)[1]
+
+            codes = _codes(pool, spans, codes_of, y)
         weight = estimator._example_weights(X, y, codes, classes, sample_weight)
-        self.n_shards_ = min(self.n_shards or 2, X.shape[0])
-        bounds = np.linspace(0, X.shape[0], self.n_shards_ + 1).astype(np.intp)
+        self.n_shards_ = n_shards
         shards = [
             _Shard(rows_of(X[start:stop]), codes[start:stop], weight[start:stop])
-            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)
+            for start, stop in spans
         ]
 
         def engine(start, seeds):

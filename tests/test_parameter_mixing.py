@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
@@ -16,9 +17,10 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.validation import validate_data
 from test_common import PERCEPTRON_SAMPLE_WEIGHT
 
-from skperc import MarginPerceptron
+from skperc import MarginPerceptron, distributed
 from skperc.datasets import make_margin_classification
 from skperc.distributed import ParameterMixingClassifier
 from skperc.metrics import margin
@@ -578,3 +580,143 @@ def test_input_whose_products_underflow_is_refused_before_any_work():
         )
     # the same data at a normal scale trains
     ParameterMixingClassifier(n_shards=2).fit(X, y)
+
+
+# The serial passes of a fit (the finiteness of X, the labels) run per
+# shard on the shards' threads; what they find is what a check of the
+# whole finds.
+
+
+def full_validation_error(X, y):
+    """The error of scikit-learn's full validation of X and y for the
+    mixing classifier, which checks X's values before y."""
+    with pytest.raises((ValueError, TypeError)) as error:
+        validate_data(
+            ParameterMixingClassifier(), X, y, **MarginPerceptron()._validation()
+        )
+    return error.value
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Any epoch of a shard fails the test."""
+
+    def epoch(*args, **kwargs):
+        raise AssertionError("a shard trained on input that should be refused")
+
+    monkeypatch.setattr(distributed, "_shard_epoch", epoch)
+
+
+@pytest.mark.parametrize("layout", ["float64", "float32", "csr"])
+@pytest.mark.parametrize(
+    "where, y_fault",
+    [
+        # rows of the second and the last of 3 shards of 300 rows
+        ({150: np.nan}, None),
+        ({299: np.inf}, None),
+        ({250: -np.inf}, None),
+        # infinity in the first shard, NaN in the last: the whole holds NaN
+        ({0: np.inf, 299: np.nan}, None),
+        # X's fault is named before y's, as the full validation names it
+        ({150: np.nan}, "short"),
+        ({150: np.nan}, "nan"),
+    ],
+)
+@pytest.mark.usefixtures("no_training")
+def test_non_finite_input_is_refused_as_validation_refuses_it(layout, where, y_fault):
+    X, y = noisy(3)
+    X = X.copy()
+    for row, value in where.items():
+        X[row, 1] = value
+    if y_fault == "short":
+        y = y[:-1]
+    elif y_fault == "nan":
+        y = y.astype(float)
+        y[3] = np.nan
+    X = {"float64": X, "float32": X.astype(np.float32), "csr": sp.csr_array(X)}[layout]
+    expected = full_validation_error(X, y)
+    for call in ("fit", "partial_fit"):
+        kwargs = {"classes": [0, 1, 2]} if call == "partial_fit" else {}
+        with pytest.raises(type(expected)) as error:
+            getattr(ParameterMixingClassifier(n_shards=3), call)(X, y, **kwargs)
+        assert str(error.value) == str(expected)
+    # a fault of y alone is still y's
+    X_finite = np.nan_to_num(X.toarray() if sp.issparse(X) else X)
+    if y_fault is not None:
+        with pytest.raises(type(full_validation_error(X_finite, y))):
+            ParameterMixingClassifier(n_shards=3).fit(X_finite, y)
+
+
+def test_assume_finite_skips_the_check_as_validation_does(monkeypatch):
+    """Under scikit-learn's assume_finite the values of X are not checked,
+    on the shards' threads as in validate_data."""
+    X, y = noisy(2)
+    X[200, 0] = np.nan
+    checked = []
+    monkeypatch.setattr(
+        distributed, "assert_all_finite", lambda *a, **k: checked.append(a)
+    )
+    with config_context(assume_finite=True):
+        with pytest.raises(ValueError) as error:
+            ParameterMixingClassifier(n_shards=2).fit(X, y)
+    assert checked == []
+    assert "Input X contains NaN" not in str(error.value)
+
+
+@pytest.mark.parametrize("n_shards", [2, 3])
+def test_labels_seen_in_one_shard_only(n_shards):
+    """The classes of the whole sample from those of each shard: the first
+    class (of string labels) in the last shard only, every code that of the
+    whole. A call of partial_fit, given the
+    classes, is the first epoch of fit (the codes are found apart)."""
+    X, y = noisy(3, n_samples=300)
+    # class 1 first, then class 2, then 30 examples of class 0
+    order = np.r_[np.flatnonzero(y == 1), np.flatnonzero(y == 2)]
+    order = np.r_[order, np.flatnonzero(y == 0)[:30]]
+    X, y = X[order], np.array(["ant", "bee", "cow"])[y[order]]
+    assert "ant" not in y[:-30] and len(y) - len(y) // n_shards > 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = ParameterMixingClassifier(
+            MarginPerceptron(max_iter=1, tol=None, random_state=0), n_shards=n_shards
+        ).fit(X, y)
+    once = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0), n_shards=n_shards
+    ).partial_fit(X, y, classes=["cow", "ant", "bee"])
+    assert fitted.classes_.tolist() == ["ant", "bee", "cow"]
+    assert same_model(fitted, once)
+
+
+@pytest.mark.parametrize("n_shards", [2, 3])
+def test_labels_unknown_to_partial_fit_are_named_from_every_shard(n_shards):
+    X, y = noisy(2)
+    y = y.copy()
+    y[0], y[-1] = 7, 9
+    with pytest.raises(ValueError, match=r"labels \[7, 9\] that are not in classes"):
+        ParameterMixingClassifier(n_shards=n_shards).partial_fit(X, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize(
+    "y, error",
+    [
+        (np.r_[0.5, np.zeros(299)], "Unknown label type: continuous"),
+        # objects of mixed types, which np.unique cannot sort
+        (np.array([1] + ["a", "b"] * 149 + ["a"], dtype=object), "unknown"),
+        (np.arange(300) % 200, None),
+    ],
+)
+def test_labels_are_checked_as_scikit_learn_checks_them(y, error):
+    """The check of the whole y, its warning included (more classes than
+    half the examples), from the labels found per shard."""
+    X, _ = noisy(2)
+    if error is None:
+        with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                ParameterMixingClassifier(MarginPerceptron(max_iter=1), n_shards=3).fit(
+                    X, y
+                )
+        return
+    for estimator in (ParameterMixingClassifier(n_shards=3), MarginPerceptron()):
+        with pytest.raises(ValueError, match=error):
+            estimator.fit(X, y)

@@ -145,6 +145,29 @@ def test_warm_start_on_dask_continues_as_the_threads(client):
         on_dask.fit(*chunked(X[:, :4], y, 3))
 
 
+def test_labels_seen_in_one_shard_only_as_the_threads(client):
+    """The threads find the classes from those of each shard, the cluster
+    from those of each partition: the same classes and weights, with the
+    first class (of string labels) in the last shard only."""
+    X, y = make_classification(
+        n_samples=900, n_features=6, n_informative=4, n_classes=3, random_state=2
+    )
+    order = np.r_[np.flatnonzero(y != 0), np.flatnonzero(y == 0)[:50]]
+    X, y = X[order], np.array(["ant", "bee", "cow"])[y[order]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        threads = ParameterMixingClassifier(
+            MarginPerceptron(max_iter=5, random_state=0), n_shards=3
+        ).fit(X, y)
+        on_dask = ParameterMixingClassifier(
+            MarginPerceptron(max_iter=5, random_state=0)
+        ).fit(*chunked(X, y, 3))
+    assert (
+        threads.classes_.tolist() == on_dask.classes_.tolist() == ["ant", "bee", "cow"]
+    )
+    assert same_weights(threads, on_dask)
+
+
 def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
     X, y = make_classification(n_samples=300, n_features=5, random_state=0)
     clf = ParameterMixingClassifier(MarginPerceptron(random_state=0))
