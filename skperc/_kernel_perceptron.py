@@ -599,7 +599,7 @@ class KernelPerceptron(BasePerceptron):
     _parameter_constraints: dict = {
         **BasePerceptron._parameter_constraints,
         "beta": [
-            *BasePerceptron._parameter_constraints["beta"][:1],
+            Interval(Real, 0, None, closed="left"),
             StrOptions({"auto", "scale", "power"}),
             ThresholdSchedule,
         ],
