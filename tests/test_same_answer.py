@@ -524,3 +524,36 @@ def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
             KernelPerceptron(cache_size=cache_size, **params).fit(X, y)
         errors.append(str(error.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize(
+    "n_rows, n_features, dtype",
+    [
+        # blocks of 32 rows, then of 4, then single rows
+        (101, 45, np.float64),
+        (613, 64, np.float32),
+        # two threads from 8,192 rows, each starting within a block (4,150)
+        (8_300, 30, np.float64),
+    ],
+)
+def test_kernel_perceptron_feature_major_rows_give_the_bits_of_csr(
+    n_rows, n_features, dtype
+):
+    """Dense rows under 2 MiB are read feature-major, many rows at once in
+    vector lanes; CSR rows one row at a time, in the order of the features:
+    the model is the same bit for bit, in one thread and in two. (Their
+    outputs are pairwise_kernels', whose sparse and dense products differ
+    in rounding.)"""
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, n_features)).astype(dtype)
+    y = (X[:, 0] + rng.normal(size=n_rows) > 0).astype(int)
+    params = dict(max_iter=2, tol=None, early_stopping=False, random_state=0)
+    for n_jobs in (1, 2):
+        dense = _fit(KernelPerceptron(**params, n_jobs=n_jobs), X, y)
+        assert dense.n_updates_.sum() > n_rows / 10
+        sparse = _fit(KernelPerceptron(**params, n_jobs=n_jobs), sp.csr_matrix(X), y)
+        assert_same(
+            _densified(fitted_attributes(dense)),
+            _densified(fitted_attributes(sparse)),
+            f"n_jobs={n_jobs}",
+        )

@@ -1,8 +1,9 @@
-/* Products of a block of rows with several points at once, for the kernel
-   perceptron's columns: each row is read once for all the points, and the
-   points' products run in the lanes of AVX2 registers. Each product is
-   summed in feature order, one rounding per multiplication and per
-   addition, as the loop's one-column sums are: the same bits. */
+/* Products of rows and points in the lanes of AVX2 registers, for the
+   kernel perceptron's columns: a block of rows with several points at once,
+   each row read once for all of them; or one point with rows stored in
+   feature-major panels, a panel's rows at once. Each product is summed in feature
+   order, one rounding per multiplication and per addition, as the loop's
+   one-column sums are: the same bits. */
 #ifndef SKPERC_DOTS_H
 #define SKPERC_DOTS_H
 
@@ -59,8 +60,71 @@ static void skperc_dots_many_avx2_32(const float *rows, Py_ssize_t n,
 }
 #endif
 
+/* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
+   SKPERC_PANEL rows, each panel feature-major (panels[(p * m + j) *
+   SKPERC_PANEL + t] = x_{p * SKPERC_PANEL + t}[j], the last panel padded
+   with zeros): a panel's rows in the lanes of eight AVX2 registers, read
+   in the order of memory. Each product is summed in feature order, one
+   rounding per multiplication and per addition, as the loop's row-major
+   sums are: the same bits. */
+#define SKPERC_PANEL 32
+
+#define SKPERC_DOTS_PANELS_BODY(COL_T)                                      \
+    for (Py_ssize_t p = lo / SKPERC_PANEL; p * SKPERC_PANEL < hi; p++) {    \
+        const COL_T *panel = panels + p * m * SKPERC_PANEL;                 \
+        skperc_v4 a[SKPERC_PANEL / 4];                                      \
+        double sums[SKPERC_PANEL];                                          \
+        for (int t = 0; t < SKPERC_PANEL / 4; t++)                          \
+            a[t] = (skperc_v4){0.0, 0.0, 0.0, 0.0};                         \
+        for (Py_ssize_t j = 0; j < m; j++) {                                \
+            const COL_T *c = panel + j * SKPERC_PANEL;                      \
+            double v = x[j];                                                \
+            skperc_v4 xv = {v, v, v, v};                                    \
+            for (int t = 0; t < SKPERC_PANEL / 4; t++)                      \
+                a[t] += SKPERC_LOAD4_##COL_T(c + 4 * t) * xv;               \
+        }                                                                   \
+        memcpy(sums, a, sizeof sums);                                       \
+        Py_ssize_t first = p * SKPERC_PANEL > lo ? p * SKPERC_PANEL : lo;   \
+        Py_ssize_t last = (p + 1) * SKPERC_PANEL < hi                       \
+                              ? (p + 1) * SKPERC_PANEL : hi;                \
+        memcpy(out + (first - lo), sums + (first - p * SKPERC_PANEL),       \
+               (last - first) * sizeof(double));                            \
+    }
+
+#ifdef SKPERC_HAVE_DOTS_MANY
+typedef float skperc_f4 __attribute__((vector_size(16)));
+
+static inline __attribute__((target("avx2"), always_inline))
+skperc_v4 SKPERC_LOAD4_double(const double *p) {
+    skperc_v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline __attribute__((target("avx2"), always_inline))
+skperc_v4 SKPERC_LOAD4_float(const float *p) {
+    skperc_f4 v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, skperc_v4);
+}
+
+__attribute__((target("avx2")))
+static void skperc_dots_panels_avx2(const double *panels, Py_ssize_t lo,
+                                    Py_ssize_t hi, Py_ssize_t m,
+                                    const double *x, double *out) {
+    SKPERC_DOTS_PANELS_BODY(double)
+}
+
+__attribute__((target("avx2")))
+static void skperc_dots_panels_avx2_32(const float *panels, Py_ssize_t lo,
+                                       Py_ssize_t hi, Py_ssize_t m,
+                                       const double *x, double *out) {
+    SKPERC_DOTS_PANELS_BODY(float)
+}
+#endif
+
 /* Whether the processor runs the products above (else the loop computes
-   one column at a time). */
+   one column at a time, from rows in C order). */
 static int skperc_dots_many_supported(void) {
 #ifdef SKPERC_HAVE_DOTS_MANY
     return __builtin_cpu_supports("avx2");
@@ -82,6 +146,22 @@ static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
                                Py_ssize_t r0) {
 #ifdef SKPERC_HAVE_DOTS_MANY
     skperc_dots_many_avx2_32(rows, n, m, xt, nu, out, r0);
+#endif
+}
+
+static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
+                               Py_ssize_t hi, Py_ssize_t m, const double *x,
+                               double *out) {
+#ifdef SKPERC_HAVE_DOTS_MANY
+    skperc_dots_panels_avx2(panels, lo, hi, m, x, out);
+#endif
+}
+
+static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
+                                 Py_ssize_t hi, Py_ssize_t m, const double *x,
+                                 double *out) {
+#ifdef SKPERC_HAVE_DOTS_MANY
+    skperc_dots_panels_avx2_32(panels, lo, hi, m, x, out);
 #endif
 }
 
