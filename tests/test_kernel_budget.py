@@ -14,6 +14,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 
 from skperc import KernelPerceptron
+from skperc.schedules import RelativeThreshold
 
 
 @pytest.fixture(autouse=True)
@@ -177,3 +178,42 @@ def test_auto_early_stopping_is_on_when_the_budget_binds(strategy):
     # a budget that the sample cannot exceed leaves the default of its size
     roomy = KernelPerceptron(budget=len(X), **params).fit(X, y)
     assert roomy.validation_scores_ is None
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove"])
+@pytest.mark.parametrize("online", [False, True])
+def test_auto_beta_is_a_margin_of_one_when_the_budget_binds(strategy, online):
+    """beta="auto" is RelativeThreshold(1.0) in the calls that a budget
+    binds, and RelativeThreshold(0.25) in the others."""
+    X, y = noisy_sample(n_samples=200, random_state=5)
+    params = dict(gamma=0.5, budget_strategy=strategy, random_state=0)
+
+    def fitted(**more):
+        model = KernelPerceptron(**params, **more)
+        if not online:
+            return model.fit(X, y)
+        # a first batch within the budget, then one past it
+        model.partial_fit(X[:8], y[:8], classes=[0, 1])
+        return model.partial_fit(X[8:], y[8:])
+
+    def same(a, b):
+        return all(
+            np.array_equal(getattr(a, name), getattr(b, name))
+            for name in ("support_vectors_", "dual_coef_", "n_updates_")
+        )
+
+    auto = fitted(budget=10)
+    assert len(auto.support_) == 10
+    if online:
+        # the first call, within the budget, has the margin of 0.25
+        mixed = KernelPerceptron(**params, budget=10, beta=RelativeThreshold(0.25))
+        mixed.partial_fit(X[:8], y[:8], classes=[0, 1])
+        mixed.set_params(beta=RelativeThreshold(1.0)).partial_fit(X[8:], y[8:])
+        assert same(auto, mixed)
+    else:
+        assert same(auto, fitted(budget=10, beta=RelativeThreshold(1.0)))
+    assert not same(auto, fitted(budget=10, beta=RelativeThreshold(0.25)))
+    # a budget that the sample cannot exceed leaves "auto" at 0.25
+    assert same(
+        fitted(budget=len(X)), fitted(budget=len(X), beta=RelativeThreshold(0.25))
+    )
