@@ -1,9 +1,22 @@
 """KernelPerceptron with and without a budget against SVC and Nystroem + SGD
 as the training set grows: fit time, test accuracy, support vectors, memory.
 
-The data: ``make_classification(n_features=20, n_informative=10,
-n_clusters_per_class=4, class_sep=1.0, flip_y=0.01)``, standardized, with
-20,000 held-out test points; the RBF kernel with ``gamma=0.05`` everywhere.
+The data (``--data``), standardized, with 20,000 held-out test points, and
+the RBF kernel with gamma ``1 / n_features`` (scikit-learn's ``"scale"`` on
+standardized data) everywhere:
+
+- ``clusters`` (the default): ``make_classification(n_features=20,
+  n_informative=10, n_clusters_per_class=4, class_sep=1.0, flip_y=0.01)``.
+- ``wide``: ``make_classification(n_features=100, n_informative=20,
+  n_redundant=20, n_clusters_per_class=4, class_sep=1.5, flip_y=0.05)``.
+  Five times the features, so that a kernel value costs five times as much
+  and the rows pass 2 MiB from 10,000 examples on (the loop then holds
+  updates back, where ``clusters`` reads feature-major panels up to
+  13,000); and 5% label noise, the noise of ``benchmarks/bench_defaults.py``,
+  which the stopping rule has to tell from a slow separation. A linear
+  model is far from enough on it (SGDClassifier: 0.76 at 10,000 examples,
+  SVC: 0.92).
+
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
 --budget)`` + ``SGDClassifier``, and ``SVC(C=10)`` (skipped above
@@ -25,7 +38,8 @@ MB): the time, and the peak of the memory that numpy allocates meanwhile
 Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
-        [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000]
+        [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
+        [--data wide]
 """
 
 import argparse
@@ -47,34 +61,51 @@ from sklearn.svm import SVC
 
 from skperc import KernelPerceptron
 
-GAMMA = 0.05
 N_TEST = 20_000
 
-
-def data(n_train):
-    X, y = make_classification(
-        n_samples=n_train + N_TEST,
+DATASETS = {
+    "clusters": dict(
         n_features=20,
         n_informative=10,
         n_clusters_per_class=4,
         class_sep=1.0,
         flip_y=0.01,
         random_state=0,
-    )
+    ),
+    "wide": dict(
+        n_features=100,
+        n_informative=20,
+        n_redundant=20,
+        n_clusters_per_class=4,
+        class_sep=1.5,
+        flip_y=0.05,
+        random_state=1,
+    ),
+}
+
+
+def data(n_train, name="clusters"):
+    X, y = make_classification(n_samples=n_train + N_TEST, **DATASETS[name])
     X = StandardScaler().fit_transform(X)
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def estimators(budget):
-    """The estimators by name; a KernelPerceptron takes n_jobs."""
+def gamma(name):
+    """1 / n_features: "scale" on standardized data, fixed for every fit."""
+    return 1.0 / DATASETS[name]["n_features"]
+
+
+def estimators(budget, kernel_gamma):
+    """The estimators by name, with the RBF kernel of gamma kernel_gamma; a
+    KernelPerceptron takes n_jobs."""
     return {
         "KernelPerceptron": lambda n_jobs=None: KernelPerceptron(
-            gamma=GAMMA, random_state=0, n_jobs=n_jobs
+            gamma=kernel_gamma, random_state=0, n_jobs=n_jobs
         ),
         **{
             f"KP budget={budget} {strategy}": (
                 lambda n_jobs=None, strategy=strategy: KernelPerceptron(
-                    gamma=GAMMA,
+                    gamma=kernel_gamma,
                     budget=budget,
                     budget_strategy=strategy,
                     random_state=0,
@@ -84,10 +115,10 @@ def estimators(budget):
             for strategy in ("merge", "remove")
         },
         f"Nystroem({budget})+SGD": lambda: make_pipeline(
-            Nystroem(gamma=GAMMA, n_components=budget, random_state=0),
+            Nystroem(gamma=kernel_gamma, n_components=budget, random_state=0),
             SGDClassifier(random_state=0),
         ),
-        "SVC(C=10)": lambda: SVC(C=10, gamma=GAMMA),
+        "SVC(C=10)": lambda: SVC(C=10, gamma=kernel_gamma),
     }
 
 
@@ -95,10 +126,10 @@ def threaded(name):
     return name.startswith(("KernelPerceptron", "KP"))
 
 
-def fit_once(name, n_train, budget, n_jobs, queue):
+def fit_once(name, n_train, budget, n_jobs, dataset, queue):
     """Fit one estimator in this (child) process; report through queue."""
-    X, y, X_test, y_test = data(n_train)
-    make = estimators(budget)[name]
+    X, y, X_test, y_test = data(n_train, dataset)
+    make = estimators(budget, gamma(dataset))[name]
     estimator = make(n_jobs) if threaded(name) else make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -111,11 +142,11 @@ def fit_once(name, n_train, budget, n_jobs, queue):
     queue.put((seconds, estimator.score(X_test, y_test), n_support, peak_mb))
 
 
-def predict_once(n_train, budget, n_rows, n_jobs, working_memory, queue):
+def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, queue):
     """Fit the budgeted KernelPerceptron, then time its prediction of
     n_rows rows and trace the memory that takes; report through queue."""
-    X, y, X_test, _ = data(n_train)
-    estimator = estimators(budget)[f"KP budget={budget} merge"](n_jobs)
+    X, y, X_test, _ = data(n_train, dataset)
+    estimator = estimators(budget, gamma(dataset))[f"KP budget={budget} merge"](n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(X, y)
@@ -143,6 +174,7 @@ def measure(target, *args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
+    parser.add_argument("--data", choices=sorted(DATASETS), default="clusters")
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--svc-max", type=int, default=40_000)
@@ -155,7 +187,7 @@ def main():
     args = parser.parse_args()
     names = [
         name
-        for name in estimators(args.budget)
+        for name in estimators(args.budget, gamma(args.data))
         if args.only is None or any(word in name for word in args.only)
     ]
     print(
@@ -174,7 +206,7 @@ def main():
             for _ in range(args.repeat):
                 for n_jobs in jobs:
                     runs[n_jobs].append(
-                        measure(fit_once, name, n_train, args.budget, n_jobs)
+                        measure(fit_once, name, n_train, args.budget, n_jobs, args.data)
                     )
             for n_jobs, done in runs.items():
                 seconds = float(np.median([run[0] for run in done]))
@@ -215,6 +247,7 @@ def predict(args):
                     args.predict_rows,
                     n_jobs,
                     args.working_memory,
+                    args.data,
                 )
             )
     seconds = {

@@ -68,7 +68,7 @@ _EARLY_STOPPING_SAMPLES = 2_000
 # Each update past a full budget is paid for by a merge or a removal, which
 # moves the function away from what the updates made; a larger margin keeps
 # the function further from the examples, so fewer of them move it. Budget
-# 500 (merge) on the data of benchmarks/bench_kernel_scale.py, test accuracy
+# 500 (merge) on the default data of benchmarks/bench_kernel_scale.py, accuracy
 # at 0.25 and 1.0: 0.869 and 0.881 at 10,000 examples, 0.883 and 0.892 at
 # 40,000 (in 0.7 times the time), 0.897 and 0.906 at 200,000, 0.908 and
 # 0.914 at 1,000,000; 0.5 and 2.0 lay between or level with 1.0, 4.0 below.
