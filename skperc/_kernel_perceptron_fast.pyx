@@ -1348,6 +1348,9 @@ cdef struct Support:
     int strategy
     int32_t first_class
     double* rows              # (capacity, n_features): the support
+    # the rows again in feature-major panels (dots.h), as they stood when
+    # the block began (see _refresh_panels), or NULL without AVX2
+    double* panels
     double* sq_norms          # (capacity,): their ||x||^2
     double* coef              # (n_problems, capacity)
     double* avg_coef          # like coef, or NULL without averaging
@@ -1380,6 +1383,24 @@ cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
         b.dirty[s] = 1
         b.dirty_list[b.n_dirty] = s
         b.n_dirty += 1
+
+
+cdef void _refresh_panels(Support* b) noexcept nogil:
+    """Copy the rows changed since the last block into their panels, and
+    clear their marks, for a new block."""
+    cdef Py_ssize_t t, j, s, d = b.n_features
+    cdef double* panel
+    for t in range(b.n_dirty):
+        s = b.dirty_list[t]
+        b.dirty[s] = 0
+        # a slot past the support holds no vector, and its value is not read
+        if b.panels == NULL or s >= b.n_support:
+            continue
+        panel = (b.panels + (s // SKPERC_PANEL) * d * SKPERC_PANEL
+                 + s % SKPERC_PANEL)
+        for j in range(d):
+            panel[j * SKPERC_PANEL] = b.rows[s * d + j]
+    b.n_dirty = 0
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -1620,10 +1641,15 @@ cdef inline void _example_row(Support* b, const Kernel* kernel,
                               const Kernel* examples, Py_ssize_t i, double* x,
                               double* sq_norm, double* krow) noexcept nogil:
     """Example i as float64 in x, its squared norm, its kernel row over the
-    support."""
+    support (from the panels, when there are: the same bits)."""
     _point(examples, i, x)
     sq_norm[0] = squared_norm(x, b.n_features)
-    _kernel_row(kernel, b.rows, b.sq_norms, b.n_support, x, sq_norm[0], krow)
+    if b.panels == NULL:
+        _kernel_row(kernel, b.rows, b.sq_norms, b.n_support, x, sq_norm[0],
+                    krow)
+        return
+    skperc_dots_panels(b.panels, 0, b.n_support, b.n_features, x, krow)
+    _apply_kernel(kernel, b.sq_norms, b.n_support, sq_norm[0], krow)
 
 
 cdef int _run_budget_epochs(
@@ -1649,7 +1675,7 @@ cdef int _run_budget_epochs(
     decision value that is not finite stops the call, recorded in
     e.failure."""
     cdef Py_ssize_t cap = b.capacity, d = b.n_features
-    cdef Py_ssize_t epoch, start, n_block, q, i, t
+    cdef Py_ssize_t epoch, start, n_block, q, i
     cdef Py_ssize_t countdown = CHECK_EVERY
 
     if not start_run(e):
@@ -1660,9 +1686,7 @@ cdef int _run_budget_epochs(
         start = 0
         while start < n_visit:
             n_block = min(<Py_ssize_t>BUDGET_BLOCK, n_visit - start)
-            for t in range(b.n_dirty):
-                b.dirty[b.dirty_list[t]] = 0
-            b.n_dirty = 0
+            _refresh_panels(b)
             # a block costs a kernel row over the support per example
             countdown -= n_block * (1 + b.n_support // 64)
             if countdown <= 0:
@@ -1840,6 +1864,13 @@ def run_budget_epochs(
     cdef double[::1] kb = np.zeros(BUDGET_BLOCK * cap)
     cdef unsigned char[::1] dirty = np.zeros(cap, dtype=np.uint8)
     cdef int64_t[::1] dirty_list = np.zeros(cap, dtype=np.int64)
+    # The kernel rows of the blocks read the support from panels: measured
+    # against C-ordered rows, alternating (budget 500, one thread, 10,000
+    # examples), a fit took 0.84 times as long with 100 features, where the
+    # rows took half its time, and as long with 20.
+    cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
+    cdef double[::1] panels = np.zeros(
+        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
 
     # the kernel on the support, and the examples' rows
     cdef Kernel examples
@@ -1877,6 +1908,12 @@ def run_budget_epochs(
     b.dirty = &dirty[0]
     b.dirty_list = &dirty_list[0]
     b.n_dirty = 0
+    b.panels = NULL
+    if panels.shape[0] > 0:
+        b.panels = &panels[0]
+        for ii in range(b.n_support):
+            _mark(&b, ii)
+        _refresh_panels(&b)
 
     with nogil:
         _run_budget_epochs(
