@@ -208,7 +208,7 @@ def run_tables(names, estimators, repeat, kernel_rows):
     if "kernel" in estimators:
         run_kernel(names, data, repeat, kernel_rows)
     if "kernel_early_stopping" in estimators:
-        # the defaults split only samples above 10,000 examples
+        # the defaults split only samples above 2,000 examples
         run_kernel(names, data, repeat, kernel_rows, early_stopping=True)
     if "mlp" in estimators:
         run_mlp(names, data, repeat, kernel_rows)
