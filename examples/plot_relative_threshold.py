@@ -21,12 +21,12 @@ fit that a ``budget`` binds.
 # The same margin at every scale
 # ------------------------------
 # A separable sample of radius 1 and optimal margin 0.05, multiplied by
-# factors from 0.01 to 100. The constant threshold 0.25 asks for far more
-# than the optimal margin on the small scales, where it needs many updates
-# (at 0.01 it does not separate within 5,000 epochs: no margin is drawn),
-# and for almost nothing on the large ones, where it is nearly the plain
-# perceptron. The relative threshold makes the same updates, to the same
-# classifier, at every scale.
+# factors from 0.01 to 100. On the small scales the constant threshold 0.25
+# is large next to the squared norms: the run approaches the optimal margin,
+# for many updates (at 0.01 it does not separate within 5,000 epochs, and
+# no margin is drawn). On the large ones it is small next to them, and the
+# run is nearly the plain perceptron. The relative threshold makes the same
+# updates, to the same classifier, at every scale.
 import time
 import warnings
 
