@@ -1884,8 +1884,8 @@ def run_budget_epochs(
     # vector to merge) read it from panels, and the validation score of
     # early stopping its rows (kernel_products). Measured against C-ordered
     # rows, alternating (budget 500, 100 features, 40,000 examples): a fit
-    # took 0.7 times as long, on one thread and on two. With 20 features,
-    # where these products take a smaller part, 0.95 to 1.
+    # took 0.7 times as long, on one thread and on two; with 20 features,
+    # where these products take a smaller part, 0.9.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
     cdef double[::1] panels = np.zeros(
         n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
