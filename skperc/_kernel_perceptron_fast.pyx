@@ -499,12 +499,13 @@ cdef object _set_panels(Kernel* kernel, object rows):
     cdef const double[::1] panels
     cdef const float[::1] panels32
     cdef Py_ssize_t n = rows.shape[0], m = rows.shape[1]
-    cdef Py_ssize_t n_panels = (n + SKPERC_PANEL - 1) // SKPERC_PANEL
-    padded = np.zeros((n_panels * SKPERC_PANEL, m), dtype=rows.dtype)
-    padded[:n] = rows
-    copy = np.ascontiguousarray(
-        padded.reshape(n_panels, SKPERC_PANEL, m).transpose(0, 2, 1)
-    ).ravel()
+    cdef Py_ssize_t full = n // SKPERC_PANEL, rest = n % SKPERC_PANEL
+    blocks = np.zeros((full + (rest > 0), m, SKPERC_PANEL), dtype=rows.dtype)
+    blocks[:full] = rows[: full * SKPERC_PANEL].reshape(
+        full, SKPERC_PANEL, m).transpose(0, 2, 1)
+    if rest:
+        blocks[full, :, :rest] = rows[full * SKPERC_PANEL :].T
+    copy = blocks.ravel()
     if copy.dtype == np.float32:
         panels32 = copy
         kernel.panels32 = &panels32[0]
