@@ -1,9 +1,9 @@
 /* Products of rows and points in the lanes of AVX2 registers, for the
    kernel perceptron's columns: a block of rows with several points at once,
    each row read once for all of them; or one point with rows stored in
-   feature-major panels, a panel's rows at once. Each product is summed in feature
-   order, one rounding per multiplication and per addition, as the loop's
-   one-column sums are: the same bits. */
+   feature-major panels, a panel's rows at once. Each product is summed in
+   feature order, one rounding per multiplication and per addition, as the
+   loop's one-column sums are: the same bits. */
 #ifndef SKPERC_DOTS_H
 #define SKPERC_DOTS_H
 
