@@ -157,6 +157,18 @@ def _pooled_labels(summaries):
     return labels, counts
 
 
+def _labels_like(labels, counts):
+    """Labels that scikit-learn's check of the targets judges as the whole
+    ``y`` whose distinct ``labels`` occur ``counts`` times: the same values,
+    and a warning that ``y`` has too many classes for its size exactly when
+    ``y`` would get one. That warning needs more than 20 labels and more
+    distinct ones than half of them, so ``y`` itself is built only when it
+    is small; otherwise each label twice is never too many."""
+    if counts.sum() <= 2 * len(labels) + 20:
+        return np.repeat(labels, counts)
+    return np.repeat(labels, 2)
+
+
 def _shard_of(block, classes, class_weight):
     """The shard of a block: its labels as indices in ``classes``; the class
     weights ``class_weight`` (one per class, or None) multiply the sample
@@ -1184,7 +1196,7 @@ class ParameterMixingClassifier(
             summaries = client.gather(client.map(_block_summary, loaded))
         if partial is None:
             classes, counts = _pooled_labels(summaries)
-            check_classification_targets(classes)
+            check_classification_targets(_labels_like(classes, counts))
             check_class_count(estimator, classes)
         if reset:
             # a new run refuses input whose products underflow, as the

@@ -168,6 +168,29 @@ def test_labels_seen_in_one_shard_only_as_the_threads(client):
     assert same_weights(threads, on_dask)
 
 
+@pytest.mark.parametrize("n_samples", [300, 40])
+def test_many_classes_warn_as_on_the_threads(client, n_samples):
+    """scikit-learn warns that y may be a regression target when it holds
+    more distinct labels than half its length: the cluster, which pools the
+    labels of each partition, warns exactly when the threads do."""
+    rng = np.random.RandomState(0)
+    y = np.r_[np.arange(25), rng.randint(0, 25, n_samples - 25)]
+    X = rng.normal(size=(n_samples, 3))
+
+    def warned(fit):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit()
+        return any("unique classes" in str(w.message) for w in caught)
+
+    def make():
+        return ParameterMixingClassifier(MarginPerceptron(max_iter=2), n_shards=2)
+
+    on_threads = warned(lambda: make().fit(X, y))
+    assert on_threads == (n_samples == 40)
+    assert warned(lambda: make().fit(*chunked(X, y, 2))) == on_threads
+
+
 def test_partial_fit_on_dask_refuses_what_it_cannot_continue(client):
     X, y = make_classification(n_samples=300, n_features=5, random_state=0)
     clf = ParameterMixingClassifier(MarginPerceptron(random_state=0))
