@@ -41,6 +41,10 @@ _DUALITY_GAP = 1e-6
 # A row whose largest entry exceeds the median row's by more than this
 # power of 2 is scaled down to the median row's.
 _DOMINANT_ROW_EXPONENT = 10
+# The largest power of 2 a row is divided by: 2**-1022 is the smallest
+# normal one; a smaller factor loses bits and below 2**-1074 is 0, which
+# would take the row out of the program.
+_LARGEST_ROW_EXPONENT = -np.finfo(np.float64).minexp
 
 
 def _largest_magnitudes(X, axis):
@@ -62,7 +66,11 @@ def _row_exponents(X):
     if not nonzero.any():
         return np.zeros(len(largest), dtype=int)
     excess = exponents - int(np.median(exponents[nonzero]))
-    return np.where(nonzero & (excess > _DOMINANT_ROW_EXPONENT), excess, 0)
+    return np.where(
+        nonzero & (excess > _DOMINANT_ROW_EXPONENT),
+        np.minimum(excess, _LARGEST_ROW_EXPONENT),
+        0,
+    )
 
 
 def _scaled_columns(X, row_factors, fit_intercept):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -401,3 +402,16 @@ def test_rows_scaled_apart_fall_back_to_the_unscaled_program():
     assert np.isfinite(model.coef_).all()
     # no halfspace does better than the majority class here
     assert model.score(X, y) == 0.875
+
+
+@pytest.mark.parametrize("params", [{}, {"C": 0.5}], ids=["C=None", "C=0.5"])
+def test_a_row_past_the_range_of_a_power_of_two_stays_in_the_program(params):
+    """A row 10**324 times the others' size would be divided by 2**-1076,
+    which is 0 in double precision: the row, whose class it alone holds,
+    would leave the program. It is divided by 2**-1022 at most."""
+    X = np.array([[1e21], [1e-303], [2e-303], [3e-303]])
+    y = np.array([1, 0, 0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = LinearProgramClassifier(**params).fit(X, y)
+    assert model.score(X, y) == 1.0
