@@ -26,6 +26,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from skperc import KernelPerceptron, MarginMLPClassifier
+from skperc import _kernel_perceptron as kernel_perceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS
 
 OUTPUT_METHODS = ("predict", "decision_function", "predict_proba")
@@ -556,4 +557,26 @@ def test_kernel_perceptron_feature_major_rows_give_the_bits_of_csr(
             _densified(fitted_attributes(dense)),
             _densified(fitted_attributes(sparse)),
             f"n_jobs={n_jobs}",
+        )
+
+
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_the_function_on_a_batch_in_chunks_has_the_bits_of_one_piece(
+    monkeypatch, early_stopping
+):
+    """A budgeted call ends with the function on the rows it trained on,
+    computed a chunk of rows at a time: chunks of 37 rows per thread, which
+    cut the panels of 32 rows, give the model of one chunk larger than the
+    batch (with early stopping, the rows of its training part)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(700, 12)).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=700) > 0).astype(int)
+    params = dict(budget=40, max_iter=3, early_stopping=early_stopping, random_state=0)
+    for n_jobs in (1, 2):
+        whole = _fit(KernelPerceptron(**params, n_jobs=n_jobs), X, y)
+        monkeypatch.setattr(kernel_perceptron, "_PRODUCT_CHUNK_ROWS", 37)
+        chunked = _fit(KernelPerceptron(**params, n_jobs=n_jobs), X, y)
+        monkeypatch.undo()
+        assert_same(
+            fitted_attributes(whole), fitted_attributes(chunked), f"n_jobs={n_jobs}"
         )
