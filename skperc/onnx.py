@@ -24,8 +24,10 @@ probabilities, calibrate first (see :ref:`probabilities`).
 
 What is converted:
 
-- :class:`~skperc.MarginPerceptron` and
-  :class:`~skperc.LinearProgramClassifier`: ``coef_`` and ``intercept_``;
+- :class:`~skperc.MarginPerceptron`,
+  :class:`~skperc.LinearProgramClassifier` and
+  :class:`~skperc.distributed.ParameterMixingClassifier`: ``coef_`` and
+  ``intercept_``;
 - :class:`~skperc.KernelPerceptron`: the sum over ``support_vectors_``
   weighted by ``dual_coef_``, for every kernel given by name (``"linear"``,
   ``"poly"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``, ``"chi2"``,
@@ -104,6 +106,7 @@ from ._linear_program import LinearProgramClassifier
 from ._margin_mlp import MarginMLPClassifier
 from ._margin_perceptron import MarginPerceptron
 from ._onnx_halving import stump_vote_margins
+from .distributed import ParameterMixingClassifier
 
 # skl2onnx's options of classifiers: "nocl" gives the labels 0, ...,
 # n_classes - 1; "zipmap", which skl2onnx's parser of pipelines sets on
@@ -182,7 +185,7 @@ def _linear_scores(X, coef, intercept, opv):
 
 
 def _convert_linear_classifier(scope, operator, container):
-    """The converter of MarginPerceptron and LinearProgramClassifier."""
+    """The converter of the classifiers of a fitted coef_ and intercept_."""
     estimator = operator.raw_operator
     opv = container.target_opset
     X = _input(operator, np.float64, opv)
@@ -405,6 +408,7 @@ def _register():
     converters = {
         MarginPerceptron: _convert_linear_classifier,
         LinearProgramClassifier: _convert_linear_classifier,
+        ParameterMixingClassifier: _convert_linear_classifier,
         KernelPerceptron: _convert_kernel_perceptron,
         MarginMLPClassifier: _convert_margin_mlp,
         HalvingClassifier: _convert_halving,

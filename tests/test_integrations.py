@@ -29,6 +29,7 @@ from sklearn.semi_supervised import SelfTrainingClassifier
 
 from skperc import HalvingClassifier, KernelPerceptron, MarginPerceptron
 from skperc.concepts import DecisionStumps
+from skperc.distributed import ParameterMixingClassifier
 
 DEPLOYMENT_GUIDE = Path(__file__).parents[1] / "doc" / "user_guide" / "deployment.rst"
 
@@ -71,7 +72,16 @@ CALIBRATED = [
     )
     for estimator in ESTIMATORS
 ]
-ALL = [pytest.param(estimator, id=_name(estimator)) for estimator in ESTIMATORS]
+# skperc.distributed's estimator, which test_common.py's registry of the
+# estimators of skperc leaves to tests/test_parameter_mixing.py
+MIXING = [
+    ParameterMixingClassifier(
+        MarginPerceptron(beta="scale", average=True, random_state=0), n_shards=2
+    )
+]
+ALL = [pytest.param(estimator, id=_name(estimator)) for estimator in ESTIMATORS] + [
+    pytest.param(estimator, id=type(estimator).__name__) for estimator in MIXING
+]
 
 
 def _data(n_classes):

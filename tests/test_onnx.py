@@ -19,6 +19,7 @@ from skperc import (
     MarginMLPClassifier,
     MarginPerceptron,
 )
+from skperc.distributed import ParameterMixingClassifier
 
 REASON = "the ONNX export needs the extra onnx: pip install -e '.[onnx]'"
 skl2onnx = pytest.importorskip("skl2onnx", reason=REASON)
@@ -65,6 +66,14 @@ CASES = [
         None,
     ),
     (MarginPerceptron(beta=0.5, average=True, random_state=0), _binary_strings, None),
+    (ParameterMixingClassifier(MarginPerceptron(random_state=0)), _binary, None),
+    (
+        ParameterMixingClassifier(
+            MarginPerceptron(beta="scale", average=True, random_state=0), n_shards=3
+        ),
+        _iris_strings,
+        None,
+    ),
     (LinearProgramClassifier(C=1.0), _binary, None),
     (LinearProgramClassifier(objective="l1_margin", C=10.0), _iris_strings, None),
     (LinearProgramClassifier(C=0.5, fit_intercept=False), _multiclass, None),
@@ -259,6 +268,7 @@ def test_unconvertible_models_raise(estimator, message):
         KernelPerceptron(),
         MarginMLPClassifier(),
         HalvingClassifier(),
+        ParameterMixingClassifier(),
     ],
     ids=lambda estimator: type(estimator).__name__,
 )
