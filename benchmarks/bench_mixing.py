@@ -45,9 +45,9 @@ time per epoch over theirs, and the cluster's time to the target over the
 2 threads' (target: at most 1.5). Medians over ``--repeat`` runs, each
 with its own ``random_state``; the ratios of the times to the target are
 medians of each seed's own, whose timed fits are neighbours in time, since
-the load of a shared machine drifts over a benchmark. The engines read the data from
-the same page cache, and the cluster is started, its workers with skperc
-imported, before any timing. Wall times need the cores idle: the load
+the load of a shared machine drifts over a benchmark. The engines read the
+data from the same page cache, and the cluster is started, its workers with
+skperc imported, before any timing. Wall times need the cores idle: the load
 average is printed, and the processor time per epoch of the 2 threads over
 one core's (the work that mixing adds) gives the per-epoch speed-up that
 two idle cores would show. Likewise for the time to the target: one
@@ -284,7 +284,8 @@ def main():
                 cpus = {name: [] for name in timed}
                 for turn in range(args.timings):
                     # each round starts with the next engine
-                    for name in timed[turn % len(timed) :] + timed[: turn % len(timed)]:
+                    first = turn % len(timed)
+                    for name in timed[first:] + timed[:first]:
                         start = time.perf_counter()
                         cpu, main_cpu = time.process_time(), time.thread_time()
                         fits[name](max_iter=results[name][-1]["epochs_to"])
