@@ -1202,6 +1202,29 @@ def kernel_column(rows, const double[::1] sq_norms, KernelSpec spec,
     return out.base
 
 
+# kernel_products takes the rows a tile at a time, all the support against
+# each tile: a tile of TILE_BYTES of rows stays in the processor's cache for
+# all the support, where all the rows of a thread (tens of MB) would be read
+# from memory once per support vector. Each row's sum still runs over the
+# support in its order: the same bits for any tile. Measured alternating
+# against all the rows at once (RBF, 500 support vectors, 180,000 float64
+# rows): 0.49 times the time with 100 features on two threads, 0.39 on one,
+# 0.70 with 20 features and 0.32 with 300 (100,000 rows); from 64 KB to
+# 1 MB the tile made no difference.
+cdef enum:
+    TILE_BYTES = 256 * 1024
+
+
+cdef Py_ssize_t _tile_rows(const Kernel* kernel) noexcept nogil:
+    """The rows of a tile of kernel_products: a whole number of panels
+    (dots.h) of TILE_BYTES, at least one."""
+    cdef Py_ssize_t row_bytes = kernel.n_columns * (
+        sizeof(float) if kernel.rows32 != NULL or kernel.values32 != NULL
+        else sizeof(double))
+    cdef Py_ssize_t panels = TILE_BYTES // (SKPERC_PANEL * max(row_bytes, 1))
+    return SKPERC_PANEL * max(panels, 1)
+
+
 cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
                         const Kernel* vectors, Py_ssize_t n_support,
                         const double* coef, Py_ssize_t k, double* column,
@@ -1209,20 +1232,27 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
                         double* x) noexcept nogil:
     """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the rows lo <= r < hi
     of the kernel's n rows and the n_support vectors, summed in the order
-    of s; column (n values) and x (one vector) are scratch."""
-    cdef Py_ssize_t s, c, r
+    of s, a tile of rows at a time (tiles end on multiples of _tile_rows,
+    the panels' bounds); column (n values) and x (one vector) are
+    scratch."""
+    cdef Py_ssize_t s, c, r, first, last
+    cdef Py_ssize_t tile = _tile_rows(kernel)
     cdef double a
-    for s in range(n_support):
-        _point(vectors, s, x)
-        _row_dots(kernel, lo, hi, x, column)
-        _apply_kernel(kernel, kernel.sq_norms + lo, hi - lo,
-                      vectors.sq_norms[s], column + lo)
-        for c in range(k):
-            a = coef[c * n_support + s]
-            if a == 0.0:
-                continue
-            for r in range(lo, hi):
-                out[c * n + r] += a * column[r]
+    first = lo
+    while first < hi:
+        last = min((first // tile + 1) * tile, hi)
+        for s in range(n_support):
+            _point(vectors, s, x)
+            _row_dots(kernel, first, last, x, column)
+            _apply_kernel(kernel, kernel.sq_norms + first, last - first,
+                          vectors.sq_norms[s], column + first)
+            for c in range(k):
+                a = coef[c * n_support + s]
+                if a == 0.0:
+                    continue
+                for r in range(first, last):
+                    out[c * n + r] += a * column[r]
+        first = last
 
 
 def kernel_products(rows, const double[::1] sq_norms, support,

@@ -194,6 +194,38 @@ def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
         )
 
 
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
+    """kernel_products reads each thread's rows a tile at a time (here 800
+    rows of 40 float64 features, 1,600 of float32), all the support against
+    each tile: every value is still the sum over the support, in its order,
+    of the columns the loop computes, bit for bit, dense, CSR or float32,
+    on one thread or two (whose blocks of 4,500 rows end off the tiles' and
+    the panels' bounds)."""
+    rng = np.random.RandomState(3)
+    X = rng.randn(9000, 40).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.3] = 0.0
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.02, coef0=0.5, degree=2)
+    support = np.arange(5, 9000, 331)
+    coef = rng.randn(2, len(support))
+    expected = np.zeros((2, len(X)))
+    for s, j in enumerate(support):
+        expected += coef[:, [s]] * kernel_column(X, sq_norms, spec, j)
+    for rows in [X, X.astype(np.float32), sp.csr_matrix(X)]:
+        for n_threads in [1, 2]:
+            products = kernel_products(
+                rows,
+                sq_norms,
+                rows[support],
+                sq_norms[support],
+                spec,
+                coef,
+                n_threads,
+            )
+            assert products.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
 @pytest.mark.parametrize("budget", [None, 10])
 def test_csr_and_float32_training_computes_no_kernel_in_python(
