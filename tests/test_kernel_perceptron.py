@@ -199,8 +199,9 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
     """kernel_products reads each thread's rows a tile at a time (here 800
     rows of 40 float64 features, 1,600 of float32), all the support against
     each tile: every value is still the sum over the support, in its order,
-    of the columns the loop computes, bit for bit, dense, CSR or float32,
-    on one thread or two (whose blocks of 4,500 rows end off the tiles' and
+    of the columns the loop computes, bit for bit, dense or CSR, float64 or
+    float32 (a CSR support vector written into zeros and cleared after each
+    tile), on one thread or two (whose blocks of 4,500 rows end off the tiles' and
     the panels' bounds)."""
     rng = np.random.RandomState(3)
     X = rng.randn(9000, 40).astype(np.float32).astype(np.float64)
@@ -212,7 +213,9 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
     expected = np.zeros((2, len(X)))
     for s, j in enumerate(support):
         expected += coef[:, [s]] * kernel_column(X, sq_norms, spec, j)
-    for rows in [X, X.astype(np.float32), sp.csr_matrix(X)]:
+    forms = [X, X.astype(np.float32), sp.csr_matrix(X)]
+    forms.append(sp.csr_matrix(X, dtype=np.float32))
+    for rows in forms:
         for n_threads in [1, 2]:
             products = kernel_products(
                 rows,
