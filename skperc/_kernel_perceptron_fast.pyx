@@ -204,9 +204,11 @@ cdef void _sparse_dots(const floating* values, const int32_t* indices,
 
 cdef inline void _load_point(const floating* data, const int32_t* indices,
                              const int32_t* indptr, Py_ssize_t i,
-                             Py_ssize_t d, double* out) noexcept nogil:
+                             Py_ssize_t d, double* out,
+                             bint on_zeros) noexcept nogil:
     """out: row i of dense or CSR rows (indices NULL for dense rows) as d
-    float64 values."""
+    float64 values; a CSR row writes its stored entries alone if out holds
+    zeros already (``on_zeros``)."""
     cdef const floating* x
     cdef const int32_t* ind
     cdef Py_ssize_t j, nnz
@@ -215,23 +217,28 @@ cdef inline void _load_point(const floating* data, const int32_t* indices,
         for j in range(nnz):
             out[j] = <double>x[j]
     else:
-        memset(out, 0, d * sizeof(double))
+        if not on_zeros:
+            memset(out, 0, d * sizeof(double))
         for j in range(nnz):
             # duplicate entries add up, as in scipy
             out[ind[j]] += <double>x[j]
 
 
-cdef void _point(const Kernel* kernel, Py_ssize_t j,
-                 double* x) noexcept nogil:
-    """x: point j of the kernel's rows as n_columns float64 values."""
+cdef void _point(const Kernel* kernel, Py_ssize_t j, double* x,
+                 bint on_zeros=False) noexcept nogil:
+    """x: point j of the kernel's rows as n_columns float64 values. With
+    ``on_zeros`` (x holds zeros) a CSR point costs its stored entries, not
+    n_columns; _clear_point zeros them again."""
     cdef Py_ssize_t m = kernel.n_columns
     if kernel.values32 != NULL:
-        _load_point(kernel.values32, kernel.indices, kernel.indptr, j, m, x)
+        _load_point(kernel.values32, kernel.indices, kernel.indptr, j, m, x,
+                    on_zeros)
     elif kernel.indptr != NULL:
-        _load_point(kernel.values, kernel.indices, kernel.indptr, j, m, x)
+        _load_point(kernel.values, kernel.indices, kernel.indptr, j, m, x,
+                    on_zeros)
     elif kernel.rows32 != NULL:
         _load_point(kernel.rows32, <const int32_t*>NULL,
-                    <const int32_t*>NULL, j, m, x)
+                    <const int32_t*>NULL, j, m, x, False)
     else:
         memcpy(x, kernel.rows + j * m, m * sizeof(double))
 
@@ -1227,26 +1234,9 @@ cdef Py_ssize_t _tile_rows(const Kernel* kernel) noexcept nogil:
     return SKPERC_PANEL * max(panels, 1)
 
 
-cdef void _point_on_zeros(const Kernel* kernel, Py_ssize_t j,
-                          double* x) noexcept nogil:
-    """_point into an x of zeros: a CSR point writes its stored entries
-    alone, at a cost that does not grow with n_columns (_clear_point
-    zeros them again); a dense point overwrites x."""
-    cdef Py_ssize_t p
-    if kernel.indptr == NULL:
-        _point(kernel, j, x)
-        return
-    for p in range(kernel.indptr[j], kernel.indptr[j + 1]):
-        # duplicate entries add up, as in scipy (and _load_point)
-        if kernel.values32 != NULL:
-            x[kernel.indices[p]] += <double>kernel.values32[p]
-        else:
-            x[kernel.indices[p]] += kernel.values[p]
-
-
 cdef void _clear_point(const Kernel* kernel, Py_ssize_t j,
                        double* x) noexcept nogil:
-    """x of zeros again after _point_on_zeros of a CSR point."""
+    """x of zeros again after _point(..., on_zeros=True) of a CSR point."""
     cdef Py_ssize_t p
     if kernel.indptr != NULL:
         for p in range(kernel.indptr[j], kernel.indptr[j + 1]):
@@ -1272,7 +1262,7 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
         for s in range(n_support):
             # once per tile and support vector: a CSR vector must not cost
             # n_columns each time
-            _point_on_zeros(vectors, s, x)
+            _point(vectors, s, x, True)
             _row_dots(kernel, first, last, x, column)
             _clear_point(vectors, s, x)
             _apply_kernel(kernel, kernel.sq_norms + first, last - first,
