@@ -24,6 +24,9 @@ from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
+import os
+import warnings
+
 import numpy as np
 
 from ._margin_perceptron_fast import check_rows
@@ -38,6 +41,13 @@ from ._overflow cimport (
 )
 from ._rows cimport floating, row, squared_norm
 from ._thresholds cimport Threshold, read_threshold
+
+cdef extern from "simd.h":
+    enum:
+        SKPERC_SIMD_NONE
+        SKPERC_SIMD_AVX2
+        SKPERC_SIMD_AVX512
+    int skperc_set_simd(int highest) noexcept nogil
 
 cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
@@ -59,6 +69,35 @@ cdef extern from "dots.h":
     void skperc_dots_panels32(const float* panels, Py_ssize_t lo,
                               Py_ssize_t hi, Py_ssize_t m, const double* x,
                               double* out) noexcept nogil
+
+# The vector instructions of the products (src/simd.h): the processor's
+# best, less those named in SKPERC_DISABLE_CPU_FEATURES at import, as numpy
+# reads NPY_DISABLE_CPU_FEATURES. Every level gives the same bits, so that
+# one machine can test them all.
+_SIMD_NAMES = {SKPERC_SIMD_NONE: "none", SKPERC_SIMD_AVX2: "AVX2",
+               SKPERC_SIMD_AVX512: "AVX512F"}
+
+
+def _highest_simd(disabled):
+    """The highest level that the names in ``disabled`` leave."""
+    names = set(disabled.replace(",", " ").upper().split())
+    unknown = names - {"AVX2", "AVX512F"}
+    if unknown:
+        warnings.warn(
+            f"SKPERC_DISABLE_CPU_FEATURES: {', '.join(sorted(unknown))} "
+            "unknown; the features that can be disabled are AVX2 and "
+            "AVX512F.", RuntimeWarning, stacklevel=2)
+    if "AVX2" in names:
+        return SKPERC_SIMD_NONE
+    if "AVX512F" in names:
+        return SKPERC_SIMD_AVX2
+    return SKPERC_SIMD_AVX512
+
+
+# "none", "AVX2" or "AVX512F": the instructions the products run on
+SIMD = _SIMD_NAMES[skperc_set_simd(
+    _highest_simd(os.environ.get("SKPERC_DISABLE_CPU_FEATURES", "")))]
+
 
 # The fewest rows of a kernel column that a thread takes: below, starting
 # and waiting for the threads costs more than it saves. Measured on two
@@ -500,6 +539,17 @@ cdef bint _reads_panels(const Kernel* kernel,
     return 0 < _lane_bytes(kernel, n_points) < HELD_MIN_BYTES
 
 
+def _line_aligned_zeros(Py_ssize_t n, dtype=np.float64):
+    """n zeros from an address that is a multiple of 64 bytes. The panels
+    are read in whole cache lines (dots.h), and an AVX-512 load that
+    straddles two lines takes twice as long: with panels from numpy's
+    16-byte alignment, their products ran at half the speed."""
+    itemsize = np.dtype(dtype).itemsize
+    buffer = np.zeros(n + 64 // itemsize, dtype=dtype)
+    start = (-buffer.ctypes.data % 64) // itemsize
+    return buffer[start : start + n]
+
+
 cdef object _set_panels(Kernel* kernel, object rows):
     """Give the kernel a copy of its dense rows in feature-major panels
     (see dots.h), returned to be kept alive while the kernel reads it."""
@@ -507,12 +557,13 @@ cdef object _set_panels(Kernel* kernel, object rows):
     cdef const float[::1] panels32
     cdef Py_ssize_t n = rows.shape[0], m = rows.shape[1]
     cdef Py_ssize_t full = n // SKPERC_PANEL, rest = n % SKPERC_PANEL
-    blocks = np.zeros((full + (rest > 0), m, SKPERC_PANEL), dtype=rows.dtype)
+    copy = _line_aligned_zeros(
+        (full + (rest > 0)) * m * SKPERC_PANEL, rows.dtype)
+    blocks = copy.reshape(full + (rest > 0), m, SKPERC_PANEL)
     blocks[:full] = rows[: full * SKPERC_PANEL].reshape(
         full, SKPERC_PANEL, m).transpose(0, 2, 1)
     if rest:
         blocks[full, :, :rest] = rows[full * SKPERC_PANEL :].T
-    copy = blocks.ravel()
     if copy.dtype == np.float32:
         panels32 = copy
         kernel.panels32 = &panels32[0]
@@ -1939,7 +1990,7 @@ def run_budget_epochs(
     # took 0.7 times as long, on one thread and on two; with 20 features,
     # where these products take a smaller part, 0.9.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
-    cdef double[::1] panels = np.zeros(
+    cdef double[::1] panels = _line_aligned_zeros(
         n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
 
     # the kernel on the support, and the examples' rows

@@ -1,87 +1,138 @@
-/* Products of rows and points in the lanes of AVX2 registers, for the
-   kernel perceptron's columns: a block of rows with several points at once,
-   each row read once for all of them; or one point with rows stored in
-   feature-major panels, a panel's rows at once. Each product is summed in
-   feature order, one rounding per multiplication and per addition, as the
-   loop's one-column sums are: the same bits. */
+/* Products of rows and points in the lanes of AVX2 or AVX-512 registers
+   (simd.h), for the kernel perceptron's columns: a block of rows with
+   several points at once, each row read once for all of them; or one point
+   with rows stored in feature-major panels, a panel's rows at once. Each
+   product is summed in feature order, one rounding per multiplication and
+   per addition, as the loop's one-column sums are: the same bits. */
 #ifndef SKPERC_DOTS_H
 #define SKPERC_DOTS_H
 
 #include <string.h>
 #include <Python.h>
 
+#include "simd.h"
+
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_AVX2 __attribute__((target("avx2")))
+#define SKPERC_AVX512 __attribute__((target("avx512f")))
+
+/* W values of a row type as doubles, and a double in W lanes */
+#define SKPERC_LOAD(W, T, STORED, TARGET)                                   \
+    static inline TARGET __attribute__((always_inline))                     \
+    skperc_v##W skperc_load##W##_##T(const T *p) {                          \
+        STORED v;                                                           \
+        memcpy(&v, p, sizeof v);                                            \
+        return __builtin_convertvector(v, skperc_v##W);                     \
+    }
+
+SKPERC_LOAD(4, double, skperc_v4, SKPERC_AVX2)
+SKPERC_LOAD(4, float, skperc_f4, SKPERC_AVX2)
+SKPERC_LOAD(8, double, skperc_v8, SKPERC_AVX512)
+SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
+
+#define SKPERC_SPLAT4(v) ((skperc_v4){(v), (v), (v), (v)})
+#define SKPERC_SPLAT8(v) ((skperc_v8){(v), (v), (v), (v), (v), (v), (v), (v)})
+
 /* out[u][r0 + r] = rows[r] . x_u for the n rows of length m and the nu
-   points, the points given feature-major: xt[j * nu + u] = x_u[j]. */
-#define SKPERC_DOTS_MANY_BODY(ROW_T)                                        \
-    for (Py_ssize_t r = 0; r < n; r++) {                                    \
-        const ROW_T *row = rows + r * m;                                    \
+   points, the points given feature-major: xt[j * nu + u] = x_u[j]; a
+   row's dot with one point is a sum of its own, in feature order. */
+#define SKPERC_DOTS_ONE_ROW(ROW_T, r)                                       \
+    {                                                                       \
+        const ROW_T *row = rows + (r) * m;                                  \
         Py_ssize_t u = 0;                                                   \
         for (; u + 8 <= nu; u += 8) {                                       \
-            skperc_v4 a0 = {0.0, 0.0, 0.0, 0.0}, a1 = a0;                  \
+            skperc_v4 a0 = SKPERC_SPLAT4(0.0), a1 = a0;                     \
             for (Py_ssize_t j = 0; j < m; j++) {                            \
-                double v = (double)row[j];                                  \
-                skperc_v4 vv = {v, v, v, v}, x0, x1;                        \
-                memcpy(&x0, xt + j * nu + u, sizeof x0);                    \
-                memcpy(&x1, xt + j * nu + u + 4, sizeof x1);                \
-                a0 += vv * x0;                                              \
-                a1 += vv * x1;                                              \
+                skperc_v4 vv = SKPERC_SPLAT4((double)row[j]);               \
+                a0 += vv * skperc_load4_double(xt + j * nu + u);            \
+                a1 += vv * skperc_load4_double(xt + j * nu + u + 4);        \
             }                                                               \
             for (int t = 0; t < 4; t++) {                                   \
-                out[u + t][r0 + r] = a0[t];                                 \
-                out[u + 4 + t][r0 + r] = a1[t];                             \
+                out[u + t][r0 + (r)] = a0[t];                               \
+                out[u + 4 + t][r0 + (r)] = a1[t];                           \
             }                                                               \
         }                                                                   \
         for (; u < nu; u++) {                                               \
             double a = 0.0;                                                 \
             for (Py_ssize_t j = 0; j < m; j++)                              \
                 a += (double)row[j] * xt[j * nu + u];                       \
-            out[u][r0 + r] = a;                                             \
+            out[u][r0 + (r)] = a;                                           \
         }                                                                   \
     }
 
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define SKPERC_HAVE_DOTS_MANY 1
-typedef double skperc_v4 __attribute__((vector_size(32)));
+/* R rows at a time against 8 points, in 8 / W registers of W lanes per
+   row: 8 independent sums hide the latency of the additions, which bounds
+   a single row's. */
+#define SKPERC_DOTS_MANY_BODY(ROW_T, W, R)                                  \
+    Py_ssize_t r = 0;                                                       \
+    for (; r + R <= n; r += R) {                                            \
+        const ROW_T *block = rows + r * m;                                  \
+        Py_ssize_t u = 0;                                                   \
+        for (; u + 8 <= nu; u += 8) {                                       \
+            skperc_v##W a[R][8 / W];                                        \
+            for (int k = 0; k < R; k++)                                     \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    a[k][h] = SKPERC_SPLAT##W(0.0);                         \
+            for (Py_ssize_t j = 0; j < m; j++) {                            \
+                skperc_v##W xv[8 / W];                                      \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    xv[h] = skperc_load##W##_double(xt + j * nu + u + W * h); \
+                for (int k = 0; k < R; k++) {                               \
+                    skperc_v##W vv = SKPERC_SPLAT##W((double)block[k * m + j]); \
+                    for (int h = 0; h < 8 / W; h++)                         \
+                        a[k][h] += vv * xv[h];                              \
+                }                                                           \
+            }                                                               \
+            for (int k = 0; k < R; k++)                                     \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    for (int t = 0; t < W; t++)                             \
+                        out[u + W * h + t][r0 + r + k] = a[k][h][t];        \
+        }                                                                   \
+        for (; u < nu; u++)                                                 \
+            for (int k = 0; k < R; k++) {                                   \
+                double s = 0.0;                                             \
+                for (Py_ssize_t j = 0; j < m; j++)                          \
+                    s += (double)block[k * m + j] * xt[j * nu + u];         \
+                out[u][r0 + r + k] = s;                                     \
+            }                                                               \
+    }                                                                       \
+    for (; r < n; r++)                                                      \
+        SKPERC_DOTS_ONE_ROW(ROW_T, r)
 
-__attribute__((target("avx2")))
-static void skperc_dots_many_avx2(const double *rows, Py_ssize_t n,
-                                  Py_ssize_t m, const double *xt,
-                                  Py_ssize_t nu, double **out,
-                                  Py_ssize_t r0) {
-    SKPERC_DOTS_MANY_BODY(double)
-}
+#define SKPERC_DOTS_MANY_KERNEL(NAME, TARGET, ROW_T, W, R)                  \
+    TARGET static void NAME(const ROW_T *rows, Py_ssize_t n, Py_ssize_t m,  \
+                            const double *xt, Py_ssize_t nu, double **out,  \
+                            Py_ssize_t r0) {                                \
+        SKPERC_DOTS_MANY_BODY(ROW_T, W, R)                                  \
+    }
 
-__attribute__((target("avx2")))
-static void skperc_dots_many_avx2_32(const float *rows, Py_ssize_t n,
-                                     Py_ssize_t m, const double *xt,
-                                     Py_ssize_t nu, double **out,
-                                     Py_ssize_t r0) {
-    SKPERC_DOTS_MANY_BODY(float)
-}
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4, 4)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2_32, SKPERC_AVX2, float, 4, 4)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8, 8)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512_32, SKPERC_AVX512, float, 8, 8)
 #endif
 
 /* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
    SKPERC_PANEL rows, each panel feature-major (panels[(p * m + j) *
    SKPERC_PANEL + t] = x_{p * SKPERC_PANEL + t}[j], the last panel padded
-   with zeros): a panel's rows in the lanes of eight AVX2 registers, read
-   in the order of memory. Each product is summed in feature order, one
-   rounding per multiplication and per addition, as the loop's row-major
-   sums are: the same bits. */
+   with zeros): a panel's rows in the lanes of eight AVX2 registers or four
+   AVX-512 ones, read in the order of memory. Each product is summed in
+   feature order, one rounding per multiplication and per addition, as the
+   loop's row-major sums are: the same bits. */
 #define SKPERC_PANEL 32
 
-#define SKPERC_DOTS_PANELS_BODY(COL_T)                                      \
+#define SKPERC_DOTS_PANELS_BODY(COL_T, W)                                   \
     for (Py_ssize_t p = lo / SKPERC_PANEL; p * SKPERC_PANEL < hi; p++) {    \
         const COL_T *panel = panels + p * m * SKPERC_PANEL;                 \
-        skperc_v4 a[SKPERC_PANEL / 4];                                      \
+        skperc_v##W a[SKPERC_PANEL / W];                                    \
         double sums[SKPERC_PANEL];                                          \
-        for (int t = 0; t < SKPERC_PANEL / 4; t++)                          \
-            a[t] = (skperc_v4){0.0, 0.0, 0.0, 0.0};                         \
+        for (int t = 0; t < SKPERC_PANEL / W; t++)                          \
+            a[t] = SKPERC_SPLAT##W(0.0);                                    \
         for (Py_ssize_t j = 0; j < m; j++) {                                \
             const COL_T *c = panel + j * SKPERC_PANEL;                      \
-            double v = x[j];                                                \
-            skperc_v4 xv = {v, v, v, v};                                    \
-            for (int t = 0; t < SKPERC_PANEL / 4; t++)                      \
-                a[t] += SKPERC_LOAD4_##COL_T(c + 4 * t) * xv;               \
+            skperc_v##W xv = SKPERC_SPLAT##W(x[j]);                         \
+            for (int t = 0; t < SKPERC_PANEL / W; t++)                      \
+                a[t] += skperc_load##W##_##COL_T(c + W * t) * xv;           \
         }                                                                   \
         memcpy(sums, a, sizeof sums);                                       \
         Py_ssize_t first = p * SKPERC_PANEL > lo ? p * SKPERC_PANEL : lo;   \
@@ -91,77 +142,69 @@ static void skperc_dots_many_avx2_32(const float *rows, Py_ssize_t n,
                (last - first) * sizeof(double));                            \
     }
 
-#ifdef SKPERC_HAVE_DOTS_MANY
-typedef float skperc_f4 __attribute__((vector_size(16)));
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_DOTS_PANELS_KERNEL(NAME, TARGET, COL_T, W)                   \
+    TARGET static void NAME(const COL_T *panels, Py_ssize_t lo,             \
+                            Py_ssize_t hi, Py_ssize_t m, const double *x,   \
+                            double *out) {                                  \
+        SKPERC_DOTS_PANELS_BODY(COL_T, W)                                   \
+    }
 
-static inline __attribute__((target("avx2"), always_inline))
-skperc_v4 SKPERC_LOAD4_double(const double *p) {
-    skperc_v4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline __attribute__((target("avx2"), always_inline))
-skperc_v4 SKPERC_LOAD4_float(const float *p) {
-    skperc_f4 v;
-    memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, skperc_v4);
-}
-
-__attribute__((target("avx2")))
-static void skperc_dots_panels_avx2(const double *panels, Py_ssize_t lo,
-                                    Py_ssize_t hi, Py_ssize_t m,
-                                    const double *x, double *out) {
-    SKPERC_DOTS_PANELS_BODY(double)
-}
-
-__attribute__((target("avx2")))
-static void skperc_dots_panels_avx2_32(const float *panels, Py_ssize_t lo,
-                                       Py_ssize_t hi, Py_ssize_t m,
-                                       const double *x, double *out) {
-    SKPERC_DOTS_PANELS_BODY(float)
-}
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, double, 4)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2_32, SKPERC_AVX2, float, 4)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, double, 8)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512_32, SKPERC_AVX512, float, 8)
 #endif
 
-/* Whether the processor runs the products above (else the loop computes
-   one column at a time, from rows in C order). */
+/* Whether the products above run (else the loop computes one column at a
+   time, from rows in C order). */
 static int skperc_dots_many_supported(void) {
-#ifdef SKPERC_HAVE_DOTS_MANY
-    return __builtin_cpu_supports("avx2");
-#else
-    return 0;
-#endif
+    return skperc_simd >= SKPERC_SIMD_AVX2;
 }
 
+/* Each function below runs at the level of simd.h, called only when
+   skperc_dots_many_supported. */
 static void skperc_dots_many(const double *rows, Py_ssize_t n, Py_ssize_t m,
                              const double *xt, Py_ssize_t nu, double **out,
                              Py_ssize_t r0) {
-#ifdef SKPERC_HAVE_DOTS_MANY
-    skperc_dots_many_avx2(rows, n, m, xt, nu, out, r0);
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512)
+        skperc_dots_many_avx512(rows, n, m, xt, nu, out, r0);
+    else
+        skperc_dots_many_avx2(rows, n, m, xt, nu, out, r0);
 #endif
 }
 
 static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
                                const double *xt, Py_ssize_t nu, double **out,
                                Py_ssize_t r0) {
-#ifdef SKPERC_HAVE_DOTS_MANY
-    skperc_dots_many_avx2_32(rows, n, m, xt, nu, out, r0);
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512)
+        skperc_dots_many_avx512_32(rows, n, m, xt, nu, out, r0);
+    else
+        skperc_dots_many_avx2_32(rows, n, m, xt, nu, out, r0);
 #endif
 }
 
 static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
                                Py_ssize_t hi, Py_ssize_t m, const double *x,
                                double *out) {
-#ifdef SKPERC_HAVE_DOTS_MANY
-    skperc_dots_panels_avx2(panels, lo, hi, m, x, out);
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512)
+        skperc_dots_panels_avx512(panels, lo, hi, m, x, out);
+    else
+        skperc_dots_panels_avx2(panels, lo, hi, m, x, out);
 #endif
 }
 
 static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
                                  Py_ssize_t hi, Py_ssize_t m, const double *x,
                                  double *out) {
-#ifdef SKPERC_HAVE_DOTS_MANY
-    skperc_dots_panels_avx2_32(panels, lo, hi, m, x, out);
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512)
+        skperc_dots_panels_avx512_32(panels, lo, hi, m, x, out);
+    else
+        skperc_dots_panels_avx2_32(panels, lo, hi, m, x, out);
 #endif
 }
 

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <Python.h>
 
+#include "simd.h"
+
 /* exp(x) for x <= 0, in arithmetic that a compiler can vectorize (the
    libm call cannot be): x = k ln2 + r with |r| <= ln2 / 2, the Taylor
    polynomial of exp(r) to degree 13 (its remainder is below 2^-60),
@@ -58,24 +60,36 @@ static void skperc_rbf_generic(double *out, const double *sq_norms,
                                Py_ssize_t n) {
     SKPERC_RBF_BODY
 }
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-/* The same loop for processors with AVX2, 4 lanes wide, chosen at run
-   time. */
+#ifdef SKPERC_HAVE_LANES
+/* The same loop for processors with AVX2 or AVX-512F, 4 or 8 lanes wide,
+   chosen at run time (simd.h). */
 __attribute__((target("avx2")))
 static void skperc_rbf_avx2(double *out, const double *sq_norms,
                             double sq_norm_j, double gamma,
                             Py_ssize_t n) {
     SKPERC_RBF_BODY
 }
+
+__attribute__((target("avx512f")))
+static void skperc_rbf_avx512(double *out, const double *sq_norms,
+                              double sq_norm_j, double gamma,
+                              Py_ssize_t n) {
+    SKPERC_RBF_BODY
+}
 #endif
 static void skperc_rbf(double *out, const double *sq_norms,
                        double sq_norm_j, double gamma, Py_ssize_t n) {
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    if (__builtin_cpu_supports("avx2")) {
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512) {
+        skperc_rbf_avx512(out, sq_norms, sq_norm_j, gamma, n);
+        return;
+    }
+    if (skperc_simd == SKPERC_SIMD_AVX2) {
         skperc_rbf_avx2(out, sq_norms, sq_norm_j, gamma, n);
         return;
     }
 #endif
     skperc_rbf_generic(out, sq_norms, sq_norm_j, gamma, n);
 }
+
 #endif

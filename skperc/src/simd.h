@@ -1,0 +1,40 @@
+/* The vector instructions that the kernel perceptron's products (dots.h)
+   and RBF columns (rbf.h) run on, chosen at run time: the processor's
+   best, or a lower level that skperc_set_simd is given. Every kernel
+   computes each value lane by lane with the same operations in the same
+   order, so the level changes the time, never a bit. (The AVX2 and
+   AVX-512F targets offer fused multiply-adds; -ffp-contract=off, in
+   pyproject.toml, keeps every multiplication and addition rounded apart,
+   and the same bits rest on it.) */
+#ifndef SKPERC_SIMD_H
+#define SKPERC_SIMD_H
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define SKPERC_HAVE_LANES 1
+typedef double skperc_v4 __attribute__((vector_size(32)));
+typedef double skperc_v8 __attribute__((vector_size(64)));
+typedef float skperc_f4 __attribute__((vector_size(16)));
+typedef float skperc_f8 __attribute__((vector_size(32)));
+#endif
+
+/* No lanes (the loop reads rows in C order, one column at a time), AVX2
+   (4 doubles a register), AVX-512F (8). */
+enum { SKPERC_SIMD_NONE = 0, SKPERC_SIMD_AVX2 = 1, SKPERC_SIMD_AVX512 = 2 };
+
+static int skperc_simd = SKPERC_SIMD_NONE;
+
+/* Run on the processor's best level up to highest; returns the level. */
+static int skperc_set_simd(int highest) {
+    int level = SKPERC_SIMD_NONE;
+#ifdef SKPERC_HAVE_LANES
+    if (__builtin_cpu_supports("avx2")) {
+        level = SKPERC_SIMD_AVX2;
+        if (__builtin_cpu_supports("avx512f"))
+            level = SKPERC_SIMD_AVX512;
+    }
+#endif
+    skperc_simd = level < highest ? level : highest;
+    return skperc_simd;
+}
+
+#endif

@@ -1,0 +1,103 @@
+"""The kernel perceptron's products give the same bits on every level of
+vector instructions the processor runs (src/simd.h): none (rows in C
+order), AVX2 and AVX-512F, each forced by SKPERC_DISABLE_CPU_FEATURES in a
+process of its own."""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from skperc._kernel_perceptron_fast import SIMD, _highest_simd
+
+LEVELS = ["none", "AVX2", "AVX512F"]
+# the value of SKPERC_DISABLE_CPU_FEATURES that keeps each level the highest
+DISABLE = {"none": "AVX2", "AVX2": "AVX512F", "AVX512F": ""}
+
+# Every path of the products: rows in panels (under HELD_MIN_BYTES, float64
+# and float32), held updates on rows in C order (over it, float64 and
+# float32), the budgeted loop, the products of early stopping's validation
+# part and of margin_ (more than 2,000 examples), the RBF and polynomial
+# kernels.
+FITS = r"""
+import hashlib
+import numpy as np
+from sklearn.datasets import make_classification
+from skperc import KernelPerceptron
+from skperc._kernel_perceptron import _COMPILED_KERNELS
+from skperc._kernel_perceptron_fast import SIMD, kernel_products, squared_norms
+
+digest = hashlib.sha256()
+small, y_small = make_classification(600, 20, flip_y=0.05, random_state=0)
+large, y_large = make_classification(6000, 100, flip_y=0.05, random_state=1)
+for X, y, options in [
+    (small, y_small, {}),
+    (small.astype(np.float32), y_small, {}),
+    (small, y_small, {"kernel": "poly", "degree": 2}),
+    (small, y_small, {"budget": 40}),
+    (large[:3000], y_large[:3000], {"max_iter": 3}),
+    (large.astype(np.float32), y_large, {"max_iter": 2}),
+    (large[:3000], y_large[:3000], {"budget": 100, "max_iter": 3}),
+]:
+    clf = KernelPerceptron(random_state=0, **options).fit(X, y)
+    scores = clf.validation_scores_
+    for values in (clf.dual_coef_, clf.support_vectors_, clf.margin_,
+                   [] if scores is None else scores):
+        digest.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
+    digest.update(str(clf.n_updates_).encode())
+
+# every value of the products of early stopping and margin_, bit for bit
+rng = np.random.default_rng(0)
+rows = rng.standard_normal((700, 30))
+support = rows[rng.choice(700, 90, replace=False)]
+coef = rng.standard_normal((2, 90))
+for kind in ("rbf", "poly"):
+    spec = dict(kind=_COMPILED_KERNELS[kind], gamma=0.05, coef0=1.0, degree=3)
+    for X in (rows, rows.astype(np.float32)):
+        values = kernel_products(X, squared_norms(X), support,
+                                 squared_norms(support), spec, coef)
+        digest.update(values.tobytes())
+print(SIMD, digest.hexdigest())
+"""
+
+
+def _fits_at(level):
+    env = dict(os.environ, SKPERC_DISABLE_CPU_FEATURES=DISABLE[level])
+    done = subprocess.run(
+        [sys.executable, "-c", FITS], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    ran, digest = done.stdout.split()
+    assert ran == level
+    return digest
+
+
+def test_every_level_gives_the_same_bits():
+    levels = LEVELS[: LEVELS.index(SIMD) + 1]
+    if len(levels) == 1:
+        pytest.skip("the processor runs no vector level to compare with")
+    digests = {level: _fits_at(level) for level in levels}
+    assert len(set(digests.values())) == 1, digests
+
+
+@pytest.mark.parametrize(
+    "disabled, highest",
+    [
+        ("", "AVX512F"),
+        ("avx512f", "AVX2"),
+        ("AVX2", "none"),
+        ("AVX512F, AVX2", "none"),
+    ],
+)
+def test_disabled_features_cap_the_level(disabled, highest):
+    assert LEVELS[_highest_simd(disabled)] == highest
+
+
+def test_an_unknown_feature_warns():
+    with pytest.warns(RuntimeWarning, match="SSE9 unknown"):
+        assert LEVELS[_highest_simd("sse9 avx512f")] == "AVX2"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _highest_simd("AVX2")
