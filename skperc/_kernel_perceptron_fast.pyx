@@ -69,6 +69,11 @@ cdef extern from "dots.h":
     void skperc_dots_panels32(const float* panels, Py_ssize_t lo,
                               Py_ssize_t hi, Py_ssize_t m, const double* x,
                               double* out) noexcept nogil
+    enum: SKPERC_POINTS
+    void skperc_dots_panels_points(const double* panels, Py_ssize_t hi,
+                                   Py_ssize_t m, const double* x,
+                                   Py_ssize_t x_stride, double* out,
+                                   Py_ssize_t out_stride) noexcept nogil
 
 # The vector instructions of the products (src/simd.h): the processor's
 # best, less those named in SKPERC_DISABLE_CPU_FEATURES at import, as numpy
@@ -1745,30 +1750,42 @@ cdef void _block_rows(Support* b, const Kernel* kernel,
                       Py_ssize_t n_threads) noexcept nogil:
     """For the n examples of visit: their rows as float64 in xb, their
     squared norms in sqb and their kernel rows over the support in kb (a
-    row of capacity values each), the examples split among n_threads. Each
-    row is computed as _kernel_row computes one example's, whichever
-    thread runs it; every squared norm of the budgeted loop is
-    squared_norm of a float64 row, so that a call that resumes a run
-    computes the kernel of the support to the same bits."""
-    cdef Py_ssize_t q, d = b.n_features, cap = b.capacity
+    row of capacity values each), SKPERC_POINTS examples at a time, split
+    among n_threads; the panels are fresh (_refresh_panels). Each row is
+    computed as _kernel_row computes one example's, whichever thread runs
+    it; every squared norm of the budgeted loop is squared_norm of a
+    float64 row, so that a call that resumes a run computes the kernel of
+    the support to the same bits."""
+    cdef Py_ssize_t g, n_groups = (n + SKPERC_POINTS - 1) // SKPERC_POINTS
     if n_threads > 1:
-        for q in prange(n, num_threads=n_threads, schedule="static"):
-            _example_row(b, kernel, examples, visit[q], xb + q * d, sqb + q,
-                         kb + q * cap)
+        for g in prange(n_groups, num_threads=n_threads, schedule="static"):
+            _group_rows(b, kernel, examples, visit, n, g * SKPERC_POINTS, xb,
+                        sqb, kb)
     else:
-        for q in range(n):
-            _example_row(b, kernel, examples, visit[q], xb + q * d, sqb + q,
-                         kb + q * cap)
+        for g in range(n_groups):
+            _group_rows(b, kernel, examples, visit, n, g * SKPERC_POINTS, xb,
+                        sqb, kb)
 
 
-cdef inline void _example_row(Support* b, const Kernel* kernel,
-                              const Kernel* examples, Py_ssize_t i, double* x,
-                              double* sq_norm, double* krow) noexcept nogil:
-    """Example i as float64 in x, its squared norm, its kernel row over the
-    support."""
-    _point(examples, i, x)
-    sq_norm[0] = squared_norm(x, b.n_features)
-    _support_row(b, kernel, x, sq_norm[0], krow)
+cdef void _group_rows(Support* b, const Kernel* kernel,
+                      const Kernel* examples, const Py_ssize_t* visit,
+                      Py_ssize_t n, Py_ssize_t first, double* xb, double* sqb,
+                      double* kb) noexcept nogil:
+    """_block_rows for the examples first <= q < first + SKPERC_POINTS (and
+    < n): a whole group reads the panels once for all of its examples."""
+    cdef Py_ssize_t q, last = min(first + SKPERC_POINTS, n)
+    cdef Py_ssize_t d = b.n_features, cap = b.capacity
+    for q in range(first, last):
+        _point(examples, visit[q], xb + q * d)
+        sqb[q] = squared_norm(xb + q * d, d)
+    if b.panels == NULL or last - first < SKPERC_POINTS:
+        for q in range(first, last):
+            _support_row(b, kernel, xb + q * d, sqb[q], kb + q * cap)
+        return
+    skperc_dots_panels_points(b.panels, b.n_support, d, xb + first * d, d,
+                              kb + first * cap, cap)
+    for q in range(first, last):
+        _apply_kernel(kernel, b.sq_norms, b.n_support, sqb[q], kb + q * cap)
 
 
 cdef int _run_budget_epochs(
@@ -2046,3 +2063,51 @@ def run_budget_epochs(
     state[1] = b.clock
     closed = close_epochs(&e, run, opened)
     return closed + (e.rng,) if continued else closed
+
+
+def support_block_rows(X, const double[:, ::1] support, KernelSpec spec,
+                       Py_ssize_t n_threads=1):
+    """``k(support, X[i])`` for each row of X (dense or CSR, float64 or
+    float32), of shape (len(X), len(support)), computed as the budgeted loop
+    computes the kernel rows of a block of examples (_block_rows)."""
+    cdef Support b
+    cdef Kernel kernel, examples
+    cdef Py_ssize_t n = X.shape[0], n_support = support.shape[0]
+    cdef Py_ssize_t d = support.shape[1], start, s, n_block
+    cdef Py_ssize_t n_panels = (n_support + SKPERC_PANEL - 1) // SKPERC_PANEL
+    if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not (
+            X.shape[1] == d and n_support > 0 and n_threads >= 1):
+        raise ValueError("support_block_rows: a kernel on the features, "
+                         "arrays that fit, and n_threads >= 1.")
+    cdef double[::1] sq = np.array([squared_norm(&support[s, 0], d)
+                                    for s in range(n_support)])
+    cdef double[::1] panels = _line_aligned_zeros(
+        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
+    cdef unsigned char[::1] dirty = np.zeros(n_support, dtype=np.uint8)
+    cdef int64_t[::1] dirty_list = np.zeros(n_support, dtype=np.int64)
+    cdef double[::1] xb = np.zeros(BUDGET_BLOCK * d)
+    cdef double[::1] sqb = np.zeros(BUDGET_BLOCK)
+    cdef double[:, ::1] kb = np.zeros((BUDGET_BLOCK, n_support))
+    cdef Py_ssize_t[::1] visit = np.arange(n, dtype=np.intp)
+    out = np.zeros((n, n_support))
+    _set_kernel(&kernel, np.asarray(support), sq, spec, None, np.empty(0))
+    _set_kernel(&examples, X, np.empty(0), spec, None, np.empty(0))
+    memset(&b, 0, sizeof(Support))
+    b.capacity = b.n_support = n_support
+    b.n_features = d
+    b.rows = &support[0, 0]
+    b.sq_norms = &sq[0]
+    b.dirty = &dirty[0]
+    b.dirty_list = &dirty_list[0]
+    if panels.shape[0] > 0:
+        b.panels = &panels[0]
+        for s in range(n_support):
+            _mark(&b, s)
+        _refresh_panels(&b)
+    for start in range(0, n, BUDGET_BLOCK):
+        n_block = min(<Py_ssize_t>BUDGET_BLOCK, n - start)
+        with nogil:
+            _block_rows(&b, &kernel, &examples, &visit[start], n_block, &xb[0],
+                        &sqb[0], &kb[0, 0], n_threads)
+        out[start : start + n_block] = kb.base[:n_block]
+    return out

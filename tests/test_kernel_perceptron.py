@@ -22,6 +22,7 @@ from skperc._kernel_perceptron_fast import (
     kernel_diagonal,
     kernel_products,
     squared_norms,
+    support_block_rows,
 )
 from skperc.kernels import inverse_dot_kernel
 from skperc.schedules import PowerThreshold
@@ -227,6 +228,32 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
                 n_threads,
             )
             assert products.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+def test_block_rows_of_the_budget_have_the_bits_of_a_column_at_a_time(kernel):
+    """The budgeted loop reads the support's panels once for several
+    examples of a block: each kernel row is still, bit for bit, what the
+    columns the loop computes give, one point at a time from rows in C
+    order, dense or CSR, float64 or float32, on one thread or two. 150
+    examples make two blocks of 64 and one of 22 (groups of 4 and a group
+    of 2); 70 support vectors end within a stretch of a panel."""
+    rng = np.random.RandomState(4)
+    X = rng.randn(150, 40).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.3] = 0.0
+    support = rng.randn(70, 40)
+    both = np.vstack([support, X])
+    sq_norms = squared_norms(both)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.02, coef0=0.5, degree=2)
+    expected = np.array(
+        [kernel_column(both, sq_norms, spec, 70 + i)[:70] for i in range(150)]
+    )
+    forms = [X, X.astype(np.float32), sp.csr_matrix(X)]
+    forms.append(sp.csr_matrix(X, dtype=np.float32))
+    for rows in forms:
+        for n_threads in [1, 2]:
+            block_rows = support_block_rows(rows, support, spec, n_threads)
+            assert block_rows.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])

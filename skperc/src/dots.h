@@ -154,6 +154,51 @@ SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, double, 4)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2_32, SKPERC_AVX2, float, 4)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, double, 8)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512_32, SKPERC_AVX512, float, 8)
+
+/* out[q * out_stride + r] = x_r . x_q for the rows 0 <= r < hi in panels
+   and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
+   rows of a panel is read once for all of them, into 8 registers (two per
+   point), where one point at a time reads the panel from the cache again
+   for each. The same sums, in feature order, as one point's. */
+#define SKPERC_POINTS 4
+
+#define SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
+    for (Py_ssize_t first = 0; first < hi; first += 2 * W) {                \
+        const double *stretch = panels                                      \
+            + (first / SKPERC_PANEL) * m * SKPERC_PANEL                     \
+            + first % SKPERC_PANEL;                                         \
+        skperc_v##W a[SKPERC_POINTS][2];                                    \
+        double sums[2 * W];                                                 \
+        for (int q = 0; q < SKPERC_POINTS; q++)                             \
+            a[q][0] = a[q][1] = SKPERC_SPLAT##W(0.0);                       \
+        for (Py_ssize_t j = 0; j < m; j++) {                                \
+            const double *c = stretch + j * SKPERC_PANEL;                   \
+            skperc_v##W c0 = skperc_load##W##_double(c);                    \
+            skperc_v##W c1 = skperc_load##W##_double(c + W);                \
+            for (int q = 0; q < SKPERC_POINTS; q++) {                       \
+                skperc_v##W xv = SKPERC_SPLAT##W(x[q * x_stride + j]);      \
+                a[q][0] += c0 * xv;                                         \
+                a[q][1] += c1 * xv;                                         \
+            }                                                               \
+        }                                                                   \
+        Py_ssize_t count = hi - first < 2 * W ? hi - first : 2 * W;         \
+        for (int q = 0; q < SKPERC_POINTS; q++) {                           \
+            memcpy(sums, a[q], sizeof sums);                                \
+            memcpy(out + q * out_stride + first, sums,                      \
+                   count * sizeof(double));                                 \
+        }                                                                   \
+    }
+
+#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, W)                   \
+    TARGET static void NAME(const double *panels, Py_ssize_t hi,            \
+                            Py_ssize_t m, const double *x,                  \
+                            Py_ssize_t x_stride, double *out,               \
+                            Py_ssize_t out_stride) {                        \
+        SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
+    }
+
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
 #endif
 
 /* Whether the products above run (else the loop computes one column at a
@@ -205,6 +250,20 @@ static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
         skperc_dots_panels_avx512_32(panels, lo, hi, m, x, out);
     else
         skperc_dots_panels_avx2_32(panels, lo, hi, m, x, out);
+#endif
+}
+
+static void skperc_dots_panels_points(const double *panels, Py_ssize_t hi,
+                                      Py_ssize_t m, const double *x,
+                                      Py_ssize_t x_stride, double *out,
+                                      Py_ssize_t out_stride) {
+#ifdef SKPERC_HAVE_LANES
+    if (skperc_simd == SKPERC_SIMD_AVX512)
+        skperc_dots_panels_points_avx512(panels, hi, m, x, x_stride, out,
+                                         out_stride);
+    else
+        skperc_dots_panels_points_avx2(panels, hi, m, x, x_stride, out,
+                                       out_stride);
 #endif
 }
 
