@@ -2065,13 +2065,15 @@ def run_budget_epochs(
     return closed + (e.rng,) if continued else closed
 
 
-def support_block_rows(X, const double[:, ::1] support, KernelSpec spec,
+def support_block_rows(X, vectors, KernelSpec spec,
                        Py_ssize_t n_threads=1):
-    """``k(support, X[i])`` for each row of X (dense or CSR, float64 or
-    float32), of shape (len(X), len(support)), computed as the budgeted loop
+    """``k(vectors, X[i])`` for each row of X (dense or CSR, float64 or
+    float32), of shape (len(X), len(vectors)), computed as the budgeted loop
     computes the kernel rows of a block of examples (_block_rows)."""
     cdef Support b
     cdef Kernel kernel, examples
+    # a copy: the rows of a Support are writable (the loop merges into them)
+    cdef double[:, ::1] support = np.array(vectors, dtype=np.float64, order="C")
     cdef Py_ssize_t n = X.shape[0], n_support = support.shape[0]
     cdef Py_ssize_t d = support.shape[1], start, s, n_block
     cdef Py_ssize_t n_panels = (n_support + SKPERC_PANEL - 1) // SKPERC_PANEL
@@ -2079,8 +2081,7 @@ def support_block_rows(X, const double[:, ::1] support, KernelSpec spec,
             X.shape[1] == d and n_support > 0 and n_threads >= 1):
         raise ValueError("support_block_rows: a kernel on the features, "
                          "arrays that fit, and n_threads >= 1.")
-    cdef double[::1] sq = np.array([squared_norm(&support[s, 0], d)
-                                    for s in range(n_support)])
+    cdef double[::1] sq = squared_norms(support.base)
     cdef double[::1] panels = _line_aligned_zeros(
         n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
     cdef unsigned char[::1] dirty = np.zeros(n_support, dtype=np.uint8)
@@ -2090,7 +2091,7 @@ def support_block_rows(X, const double[:, ::1] support, KernelSpec spec,
     cdef double[:, ::1] kb = np.zeros((BUDGET_BLOCK, n_support))
     cdef Py_ssize_t[::1] visit = np.arange(n, dtype=np.intp)
     out = np.zeros((n, n_support))
-    _set_kernel(&kernel, np.asarray(support), sq, spec, None, np.empty(0))
+    _set_kernel(&kernel, support.base, sq, spec, None, np.empty(0))
     _set_kernel(&examples, X, np.empty(0), spec, None, np.empty(0))
     memset(&b, 0, sizeof(Support))
     b.capacity = b.n_support = n_support

@@ -107,9 +107,9 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
     }
 
 SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4, 4)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2_32, SKPERC_AVX2, float, 4, 4)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, float, 4, 4)
 SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8, 8)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512_32, SKPERC_AVX512, float, 8, 8)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8)
 #endif
 
 /* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
@@ -151,9 +151,9 @@ SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512_32, SKPERC_AVX512, float, 8, 8)
     }
 
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, double, 4)
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2_32, SKPERC_AVX2, float, 4)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx2, SKPERC_AVX2, float, 4)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, double, 8)
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512_32, SKPERC_AVX512, float, 8)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx512, SKPERC_AVX512, float, 8)
 
 /* out[q * out_stride + r] = x_r . x_q for the rows 0 <= r < hi in panels
    and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
@@ -208,63 +208,47 @@ static int skperc_dots_many_supported(void) {
 }
 
 /* Each function below runs at the level of simd.h, called only when
-   skperc_dots_many_supported. */
+   skperc_dots_many_supported: NAME_avx512 or NAME_avx2 on ARGS. */
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_AT_LEVEL(NAME, ARGS)                                         \
+    if (skperc_simd == SKPERC_SIMD_AVX512)                                  \
+        NAME##_avx512 ARGS;                                                 \
+    else                                                                    \
+        NAME##_avx2 ARGS;
+#else
+#define SKPERC_AT_LEVEL(NAME, ARGS)
+#endif
+
 static void skperc_dots_many(const double *rows, Py_ssize_t n, Py_ssize_t m,
                              const double *xt, Py_ssize_t nu, double **out,
                              Py_ssize_t r0) {
-#ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_dots_many_avx512(rows, n, m, xt, nu, out, r0);
-    else
-        skperc_dots_many_avx2(rows, n, m, xt, nu, out, r0);
-#endif
+    SKPERC_AT_LEVEL(skperc_dots_many, (rows, n, m, xt, nu, out, r0))
 }
 
 static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
                                const double *xt, Py_ssize_t nu, double **out,
                                Py_ssize_t r0) {
-#ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_dots_many_avx512_32(rows, n, m, xt, nu, out, r0);
-    else
-        skperc_dots_many_avx2_32(rows, n, m, xt, nu, out, r0);
-#endif
+    SKPERC_AT_LEVEL(skperc_dots_many32, (rows, n, m, xt, nu, out, r0))
 }
 
 static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
                                Py_ssize_t hi, Py_ssize_t m, const double *x,
                                double *out) {
-#ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_dots_panels_avx512(panels, lo, hi, m, x, out);
-    else
-        skperc_dots_panels_avx2(panels, lo, hi, m, x, out);
-#endif
+    SKPERC_AT_LEVEL(skperc_dots_panels, (panels, lo, hi, m, x, out))
 }
 
 static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
                                  Py_ssize_t hi, Py_ssize_t m, const double *x,
                                  double *out) {
-#ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_dots_panels_avx512_32(panels, lo, hi, m, x, out);
-    else
-        skperc_dots_panels_avx2_32(panels, lo, hi, m, x, out);
-#endif
+    SKPERC_AT_LEVEL(skperc_dots_panels32, (panels, lo, hi, m, x, out))
 }
 
 static void skperc_dots_panels_points(const double *panels, Py_ssize_t hi,
                                       Py_ssize_t m, const double *x,
                                       Py_ssize_t x_stride, double *out,
                                       Py_ssize_t out_stride) {
-#ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_dots_panels_points_avx512(panels, hi, m, x, x_stride, out,
-                                         out_stride);
-    else
-        skperc_dots_panels_points_avx2(panels, hi, m, x, x_stride, out,
-                                       out_stride);
-#endif
+    SKPERC_AT_LEVEL(skperc_dots_panels_points,
+                    (panels, hi, m, x, x_stride, out, out_stride))
 }
 
 #endif
