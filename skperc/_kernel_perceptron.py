@@ -236,7 +236,7 @@ class BudgetSupport(_ArrayState):
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[order]
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
-        products = estimator._training_products(rows, rows, np.vstack([coef, avg]))
+        products = estimator._products(rows, rows, np.vstack([coef, avg]))
         return KernelRun(
             rows=sp.csr_matrix(rows) if sp.issparse(X) else rows,
             codes=self.code[order],
@@ -520,10 +520,14 @@ class KernelPerceptron(BasePerceptron):
     multiclass problem is one-vs-rest in a single pass: one column serves
     every class that an example updates. :meth:`decision_function`
     evaluates the kernel between the samples and the support vectors only,
-    by ``pairwise_kernels`` in chunks of rows, ``n_jobs`` at a time in
-    threads, whose kernel matrices together take scikit-learn's
-    ``working_memory``: the memory does not grow with the number of
-    samples, and the values do not depend on the chunks.
+    in chunks of rows that together take scikit-learn's ``working_memory``:
+    the memory does not grow with the number of samples, and the values do
+    not depend on the chunks. The four kernels above are computed as the
+    loop computes its columns, one support vector at a time against the
+    rows of a chunk, which the ``n_jobs`` threads share (the same bits for
+    any ``n_jobs``, and for dense and CSR, float64 and float32 rows of the
+    same values); the others by ``pairwise_kernels``, a chunk's kernel
+    matrix at a time, ``n_jobs`` chunks at once in threads.
 
     A ``budget`` that the sample can exceed changes the loop (with the
     ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, on
@@ -721,8 +725,8 @@ class KernelPerceptron(BasePerceptron):
             if self.kernel == "precomputed":
                 scores = X[:, self.support_] @ self.dual_coef_.T
             else:
-                scores = self._kernel_products(
-                    X, self.support_vectors_, self.dual_coef_
+                scores = self._products(
+                    canonical(X), self.support_vectors_, self.dual_coef_
                 )
         check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
@@ -1137,7 +1141,7 @@ class KernelPerceptron(BasePerceptron):
             )
             averaged = None
         self._run = support.kept(counters, run.n_seen + X.shape[0], self, X)
-        products = self._training_products(
+        products = self._products(
             X, self._run.rows, np.vstack([self._run.coef, self._run.avg]), train
         )
         n_problems = len(self._run.coef)
@@ -1216,9 +1220,7 @@ class KernelPerceptron(BasePerceptron):
         work.queue[:n_old] = np.arange(n_old)
         work.in_support[:n_old] = 1
         if n_old:
-            products = self._training_products(
-                X, run.rows, np.vstack([run.coef, run.avg])
-            )
+            products = self._products(X, run.rows, np.vstack([run.coef, run.avg]))
             work.f[:, n_old:] = products[:, :n_problems].T
             work.g[:, n_old:] = products[:, n_problems:].T
         return work
@@ -1247,11 +1249,11 @@ class KernelPerceptron(BasePerceptron):
             kind=kind, gamma=self._gamma(), coef0=self.coef0, degree=self.degree
         )
 
-    def _training_products(self, X, support, coef, rows=None):
-        """k(X[rows], support) @ coef.T (all of X for None), for the function
-        on a batch during training: with a kernel on the features, as the
-        compiled loop computes its columns (so that dense and CSR, float64
-        and float32 input give the same bits), else by _kernel_products."""
+    def _products(self, X, support, coef, rows=None):
+        """k(X[rows], support) @ coef.T (all of X for None): with a kernel on
+        the features, as the compiled loop computes its columns (so that
+        dense and CSR, float64 and float32 input give the same bits), else
+        by _kernel_products."""
         if not self._on_features():
             return self._kernel_products(X if rows is None else X[rows], support, coef)
         n_threads = effective_n_jobs(self.n_jobs)
@@ -1261,9 +1263,19 @@ class KernelPerceptron(BasePerceptron):
         products = np.empty((X.shape[0] if rows is None else len(rows), len(coef)))
         # Rows are taken and copied into panels (dense) a chunk at a time,
         # which bounds both copies: one of a batch of 1,000,000 rows of 100
-        # features would take 800 MB. Each row's sum is its own: the same
-        # bits in any chunks.
-        for chunk in gen_batches(len(products), _PRODUCT_CHUNK_ROWS * n_threads):
+        # features would take 800 MB. A row of a chunk takes its two copies
+        # (one of CSR rows: 12 bytes a stored value), its squared norm, its
+        # kernel value and its products: the chunks fit in working_memory.
+        # Each row's sum is its own: the same bits in any chunks.
+        if sp.issparse(X):
+            copy_bytes = 12 * X.nnz // max(X.shape[0], 1)
+        else:
+            copy_bytes = 2 * X.itemsize * X.shape[1]
+        chunk_rows = get_chunk_n_rows(
+            row_bytes=copy_bytes + 8 * (len(coef) + 2),
+            max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
+        )
+        for chunk in gen_batches(len(products), chunk_rows):
             part = X[chunk] if rows is None else X[rows[chunk]]
             products[chunk] = kernel_products(
                 part,

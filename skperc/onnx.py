@@ -225,9 +225,8 @@ def _chi2_sums(X, Y, opv):
 
 
 def _kernel_matrix(estimator, X, opv):
-    """The kernel between X (float64) and the support vectors, as
-    KernelPerceptron computes it with pairwise_kernels or
-    inverse_dot_kernel."""
+    """The kernel between X (float64) and the support vectors, the kernel
+    that KernelPerceptron computes (to rounding)."""
     kernel = estimator.kernel
     if callable(kernel) or kernel == "precomputed":
         name = "a Python callable" if callable(kernel) else "'precomputed'"

@@ -167,8 +167,7 @@ def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_kernel_perceptron_scores_many_rows_within_working_memory(n_jobs):
     # 200,000 rows against some 300 support vectors: a kernel matrix of
-    # 480 MB, scored in chunks whose matrices (and the temporaries of
-    # pairwise_kernels, about one more each) take 4 MB together, whatever
+    # 480 MB, scored in chunks of rows that take 4 MB together, whatever
     # the threads.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -176,6 +175,25 @@ def test_kernel_perceptron_scores_many_rows_within_working_memory(n_jobs):
     X, _ = ring(200_000, seed=1)
     n_support = len(fitted.support_)
     assert 8 * n_support * len(X) > 100 * 2**20
+    fitted.set_params(n_jobs=n_jobs)
+    with config_context(working_memory=4):
+        extra = peak_memory(fitted.decision_function, X)
+    # the scores themselves take n_samples float64 values
+    assert extra <= 3 * 4 * 2**20 + 8 * len(X), extra / 2**20
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_kernel_perceptron_scores_wide_rows_within_working_memory(n_jobs):
+    # 60,000 rows of 100 features (48 MB): the compiled kernels copy the
+    # rows of each chunk into panels, which working_memory bounds as it
+    # bounds the kernel matrices of pairwise_kernels.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60_000, 100))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = KernelPerceptron(max_iter=2, random_state=0).fit(
+            X[:500], X[:500, 0] > 0
+        )
     fitted.set_params(n_jobs=n_jobs)
     with config_context(working_memory=4):
         extra = peak_memory(fitted.decision_function, X)

@@ -193,18 +193,6 @@ def _csr_tolerance(estimator):
     return None
 
 
-def _csr_output_tolerance(estimator):
-    """The relative tolerance of the outputs of models fitted on dense and
-    CSR input, predicting on dense or CSR rows."""
-    if isinstance(estimator, KernelPerceptron) and estimator.kernel in (
-        _COMPILED_KERNELS
-    ):
-        # decision_function takes the kernel from pairwise_kernels, whose
-        # dense and sparse products sum in other orders
-        return 1e-9
-    return _csr_tolerance(estimator)
-
-
 def _densified(attributes):
     """The attributes with the sparse ones (the support vectors of a CSR
     sample) made dense."""
@@ -226,7 +214,7 @@ def test_dense_and_csr_give_the_same_model(estimator):
         fitted_attributes(dense), _densified(fitted_attributes(sparse)), rtol=rtol
     )
     for X_eval in (X_test, sp.csr_matrix(X_test)):
-        assert_same_outputs(dense, sparse, X_eval, _csr_output_tolerance(estimator))
+        assert_same_outputs(dense, sparse, X_eval, _csr_tolerance(estimator))
 
 
 FEATURE_KERNELS = ["linear", "poly", "rbf", "sigmoid"]
@@ -252,9 +240,8 @@ def test_compiled_kernels_take_dense_csr_float32_to_the_same_bits(
 ):
     """The compiled loops read float64 and float32, dense and CSR rows as
     the same float64 values summed in the same order: the fitted model is
-    the same bit for bit, and so are the outputs on the same rows. (The
-    outputs of CSR and dense rows are those of pairwise_kernels, whose
-    sparse and dense products differ in rounding.)"""
+    the same bit for bit, and so are the outputs on the same rows, in any
+    of the four forms."""
     X = X_IRIS[:120].astype(np.float32).astype(np.float64)
     y = Y_IRIS[:120] if n_classes == 3 else (Y_IRIS[:120] == 1).astype(int)
     X_test = X_IRIS[120:].astype(np.float32).astype(np.float64)
@@ -281,10 +268,15 @@ def test_compiled_kernels_take_dense_csr_float32_to_the_same_bits(
             _densified(fitted_attributes(reference)),
             name,
         )
-    for X_eval in _input_forms(X_test).values():
-        # float32 and float64 rows of the same values, dense or CSR alike
-        for a, b in [("dense64", "dense32"), ("csr64", "csr32")]:
-            assert_same_outputs(models[a], models[b], X_eval)
+    outputs = {
+        method: getattr(reference, method)(X_test)
+        for method in OUTPUT_METHODS
+        if hasattr(reference, method)
+    }
+    for form, X_eval in _input_forms(X_test).items():
+        for name, model in models.items():
+            for method, expected in outputs.items():
+                assert_same(getattr(model, method)(X_eval), expected, (name, form))
 
 
 def test_non_canonical_csr_gives_the_bits_of_canonical_csr():
@@ -406,17 +398,26 @@ def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
 def test_kernel_perceptron_scores_in_any_chunks_and_threads(kernel):
     """decision_function gives the same bits whatever the chunks of rows
     that working_memory makes (one row, some, all) and the threads that
-    score them."""
+    score them, on the compiled kernels and on pairwise_kernels'."""
     X, y = _threaded_data(3)
     model = _fit(KernelPerceptron(kernel=kernel, max_iter=1, random_state=0), X, y)
+    # all the rows in one chunk, which two threads share
+    whole = model.decision_function(X)
+    model.set_params(n_jobs=2)
+    assert_same(model.decision_function(X), whole, "2 threads")
     rows = X[:2001]
-    whole = model.decision_function(rows)
+    whole = whole[:2001]
     # the kernel matrix of all the rows and the support vectors
     assert 8 * len(model.support_) * len(rows) < 2**20 * 1024
     for chunk_rows in (1, 7, 500):
         for n_jobs in (1, 2, -1):
-            # the threads' chunks together take working_memory (in MiB)
-            row_bytes = 8 * len(model.support_) * effective_n_jobs(n_jobs)
+            if kernel in _COMPILED_KERNELS:
+                # a compiled chunk's rows, two copies of each, with their
+                # squared norms, kernel values and products
+                row_bytes = 2 * 8 * X.shape[1] + 8 * (1 + 2)
+            else:
+                # the threads' kernel matrices together
+                row_bytes = 8 * len(model.support_) * effective_n_jobs(n_jobs)
             model.set_params(n_jobs=n_jobs)
             with config_context(working_memory=(chunk_rows + 0.5) * row_bytes / 2**20):
                 assert_same(model.decision_function(rows), whole, (chunk_rows, n_jobs))
@@ -542,9 +543,7 @@ def test_kernel_perceptron_feature_major_rows_give_the_bits_of_csr(
 ):
     """Dense rows under 2 MiB are read feature-major, many rows at once in
     vector lanes; CSR rows one row at a time, in the order of the features:
-    the model is the same bit for bit, in one thread and in two. (Their
-    outputs are pairwise_kernels', whose sparse and dense products differ
-    in rounding.)"""
+    the model is the same bit for bit, in one thread and in two."""
     rng = np.random.default_rng(n_rows)
     X = rng.normal(size=(n_rows, n_features)).astype(dtype)
     y = (X[:, 0] + rng.normal(size=n_rows) > 0).astype(int)
