@@ -43,8 +43,10 @@ for X, y, options in [
 ]:
     clf = KernelPerceptron(random_state=0, **options).fit(X, y)
     scores = clf.validation_scores_
+    # the loop's own decision values and averaging sums at the support
+    # vectors: every product of every column added, held or not
     for values in (clf.dual_coef_, clf.support_vectors_, clf.margin_,
-                   [] if scores is None else scores):
+                   clf._run.f, clf._run.g, [] if scores is None else scores):
         digest.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
     digest.update(str(clf.n_updates_).encode())
 

@@ -5,7 +5,10 @@
    order, so the level changes the time, never a bit. (The AVX2 and
    AVX-512F targets offer fused multiply-adds; -ffp-contract=off, in
    pyproject.toml, keeps every multiplication and addition rounded apart,
-   and the same bits rest on it.) */
+   and the same bits rest on it. The one fused step, the exponential's
+   (rbf.h), is an explicit fma, rounded once at every level: the AVX2
+   level asks for the FMA instructions too, which every processor with
+   AVX2 has.) */
 #ifndef SKPERC_SIMD_H
 #define SKPERC_SIMD_H
 
@@ -18,7 +21,7 @@ typedef float skperc_f8 __attribute__((vector_size(32)));
 #endif
 
 /* No lanes (the loop reads rows in C order, one column at a time), AVX2
-   (4 doubles a register), AVX-512F (8). */
+   with FMA (4 doubles a register), AVX-512F (8). */
 enum { SKPERC_SIMD_NONE = 0, SKPERC_SIMD_AVX2 = 1, SKPERC_SIMD_AVX512 = 2 };
 
 static int skperc_simd = SKPERC_SIMD_NONE;
@@ -27,7 +30,7 @@ static int skperc_simd = SKPERC_SIMD_NONE;
 static int skperc_set_simd(int highest) {
     int level = SKPERC_SIMD_NONE;
 #ifdef SKPERC_HAVE_LANES
-    if (__builtin_cpu_supports("avx2")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         level = SKPERC_SIMD_AVX2;
         if (__builtin_cpu_supports("avx512f"))
             level = SKPERC_SIMD_AVX512;
