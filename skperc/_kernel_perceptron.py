@@ -503,9 +503,10 @@ class KernelPerceptron(BasePerceptron):
     not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"`` and
     ``"sigmoid"`` columns are computed in the compiled loop on dense or CSR
     rows, float64 or float32 (read as they are, without a float64 copy of
-    ``X``; dense rows of less than 2 MiB are copied once, in their own
-    type, into panels of 32 rows stored feature-major, whose products run
-    in the lanes of vector registers), in ``O(nnz)`` per column on CSR
+    ``X``; dense rows of less than 1.5 MiB, or of less than 2 MiB in fewer
+    than 2,500 rows, are copied once, in their own type, into panels of 32
+    rows stored feature-major, whose products run in the lanes of vector
+    registers), in ``O(nnz)`` per column on CSR
     rows; each product of two rows
     sums in feature order in double precision, so that dense and CSR,
     float32 and float64 input of the same values give the same model bit

@@ -475,14 +475,23 @@ cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
 # value at a time, the same values in the same order as their columns
 # would have added them.
 #
-# Measured on two cores (RBF, 50 features, 10 epochs): with rows of 1.6 MB,
-# which the processor's caches hold, holding cost as much as it saved; with
-# 2.4, 3.2 and 4 MB, a fit took 0.80, 0.68 and 0.55 times the time of
-# adding each column at once. Hence HELD_MIN_BYTES of rows.
+# Measured on two cores (RBF, 50 features, 10 epochs), against adding each
+# column at once from rows in C order: with rows of 1.6 MB, which the
+# processor's caches hold, holding cost as much as it saved; with 2.4, 3.2
+# and 4 MB, a fit took 0.80, 0.68 and 0.55 times as long. Against columns
+# from rows in panels (below), on one thread (default fits, RBF, medians of
+# 3 to 5 fits, AVX-512): with rows of 1.5 to 2 MiB, holding took 0.76 times
+# the time on 10,000 rows of 20 features, 0.63 on 6,000 of 40, 0.68 on
+# 4,000 of 60, 0.75 on 3,000 of 80 and 0.92 on 2,500 of 80, but 1.38 on
+# 2,000 of 100; with fewer bytes, 1.1 on 2,500 to 4,000 rows of 20 features,
+# 0.95 to 1.04 on 6,000 to 20,000 rows of 5 to 20, and 1.9 on digits. Hence
+# rows of HELD_MIN_BYTES, or of HELD_FEW_BYTES with HELD_MIN_POINTS rows.
 cdef enum:
     HELD_MAX = 32
     CHUNK_ROWS = 128
     HELD_MIN_BYTES = 2 * 1024 * 1024
+    HELD_FEW_BYTES = 3 * 512 * 1024
+    HELD_MIN_POINTS = 2500
 
 
 cdef struct Held:
@@ -520,27 +529,34 @@ cdef Py_ssize_t _lane_bytes(const Kernel* kernel,
     return 0
 
 
+cdef bint _holds_rows(const Kernel* kernel, Py_ssize_t n_points) noexcept nogil:
+    """Whether n_points rows are enough for held updates (see Held): in
+    vector lanes, of HELD_MIN_BYTES, or of HELD_FEW_BYTES and at least
+    HELD_MIN_POINTS rows."""
+    cdef Py_ssize_t size = _lane_bytes(kernel, n_points)
+    return size >= HELD_MIN_BYTES or (
+        size >= HELD_FEW_BYTES and n_points >= HELD_MIN_POINTS)
+
+
 cdef bint _holds_updates(const Kernel* kernel, const Model* m,
                          const Cache* cache) noexcept nogil:
-    """Whether the loop holds updates back (see Held): rows in vector lanes
-    of at least HELD_MIN_BYTES, no budget, and a cache with room for the
-    held columns."""
-    return (m.budget == 0
-            and _lane_bytes(kernel, m.n_points) >= HELD_MIN_BYTES
+    """Whether the loop holds updates back (see Held): rows that _holds_rows
+    takes, no budget, and a cache with room for the held columns."""
+    return (m.budget == 0 and _holds_rows(kernel, m.n_points)
             and cache.n_slots >= 2 * HELD_MAX)
 
 
-# Rows under HELD_MIN_BYTES are read from a copy in feature-major panels
-# instead, made once per call, so that the products of one point with many
-# rows run in vector lanes (dots.h). Measured against rows in C order,
-# alternating (RBF, one thread): a fit took 0.84 times as long on digits
-# (1,257 rows of 64 features) and 0.88 on 10,000 rows of 20 features. Larger
-# rows hold updates, whose lanes need no copy (it would double the memory
-# of the largest fits).
+# Rows under HELD_MIN_BYTES that do not hold updates are read from a copy in
+# feature-major panels instead, made once per call, so that the products of
+# one point with many rows run in vector lanes (dots.h). Measured against
+# rows in C order, alternating (RBF, one thread): a fit took 0.84 times as
+# long on digits (1,257 rows of 64 features) and 0.88 on 10,000 rows of 20
+# features. Larger rows hold updates, whose lanes need no copy (it would
+# double the memory of the largest fits).
 cdef bint _reads_panels(const Kernel* kernel,
                         Py_ssize_t n_points) noexcept nogil:
-    """Whether the loop reads the kernel's rows from panels: rows in vector
-    lanes, under HELD_MIN_BYTES."""
+    """Whether a loop that does not hold updates reads the kernel's rows
+    from panels: rows in vector lanes, under HELD_MIN_BYTES."""
     return 0 < _lane_bytes(kernel, n_points) < HELD_MIN_BYTES
 
 

@@ -475,13 +475,14 @@ def test_concurrent_predictions_equal_sequential_ones(estimator):
         assert_same(result, sequential[method], method)
 
 
-def _wide_data(n_classes, dtype):
-    """Rows of more than 2 MiB, which KernelPerceptron's loop reads once for
-    a block of held-back updates (9,000 x 64: 4.4 MB as float64, 2.2 MB as
-    float32)."""
+def _wide_data(n_classes, dtype, n_features=64):
+    """Rows that KernelPerceptron's loop reads once for a block of held-back
+    updates: more than 2 MiB (9,000 x 64: 4.4 MB as float64, 2.2 MB as
+    float32), or more than 1.5 MiB in 2,500 rows or more (9,000 x 24 as
+    float64: 1.65 MiB)."""
     X, y = make_classification(
         n_samples=9_000,
-        n_features=64,
+        n_features=n_features,
         n_informative=10,
         n_classes=n_classes,
         flip_y=0.1,
@@ -499,13 +500,17 @@ def _wide_data(n_classes, dtype):
         (np.float32, 3, dict(kernel="poly", degree=2)),
         (np.float64, 2, dict(kernel="linear", beta="power", n_jobs=2)),
         (np.float64, 3, dict(kernel="sigmoid", gamma=0.01, early_stopping=True)),
+        (np.float64, 2, dict(n_features=24)),
+        (np.float64, 3, dict(n_features=24, average=True, n_jobs=2)),
     ],
 )
 def test_kernel_perceptron_held_updates_give_the_same_bits(dtype, n_classes, params):
-    """On rows too large for the processor's caches the loop holds updates
-    back and adds a block of columns at once; with a cache of columns too
-    small for a block it adds each at once: the same model, bit for bit."""
-    X, y = _wide_data(n_classes, dtype)
+    """On many rows, or rows too large for the processor's caches, the loop
+    holds updates back and adds a block of columns at once; with a cache of
+    columns too small for a block it adds each at once (from rows in panels
+    under 2 MiB): the same model, bit for bit."""
+    params = dict(params)
+    X, y = _wide_data(n_classes, dtype, params.pop("n_features", 64))
     params = dict(max_iter=2, tol=None, random_state=0, **params)
     held = _fit(KernelPerceptron(**params), X, y)
     assert held.n_updates_.sum() > 1000
@@ -535,13 +540,14 @@ def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
         (101, 45, np.float64),
         (613, 64, np.float32),
         # two threads from 8,192 rows, each starting within a block (4,150)
-        (8_300, 30, np.float64),
+        (8_300, 20, np.float64),
     ],
 )
 def test_kernel_perceptron_feature_major_rows_give_the_bits_of_csr(
     n_rows, n_features, dtype
 ):
-    """Dense rows under 2 MiB are read feature-major, many rows at once in
+    """Dense rows that do not hold updates (under 1.5 MiB, or under 2 MiB
+    in fewer than 2,500 rows) are read feature-major, many rows at once in
     vector lanes; CSR rows one row at a time, in the order of the features:
     the model is the same bit for bit, in one thread and in two."""
     rng = np.random.default_rng(n_rows)
