@@ -1264,16 +1264,10 @@ class KernelPerceptron(BasePerceptron):
         products = np.empty((X.shape[0] if rows is None else len(rows), len(coef)))
         # Rows are taken and copied into panels (dense) a chunk at a time,
         # which bounds both copies: one of a batch of 1,000,000 rows of 100
-        # features would take 800 MB. A row of a chunk takes its two copies
-        # (one of CSR rows: 12 bytes a stored value), its squared norm, its
-        # kernel value and its products: the chunks fit in working_memory.
-        # Each row's sum is its own: the same bits in any chunks.
-        if sp.issparse(X):
-            copy_bytes = 12 * X.nnz // max(X.shape[0], 1)
-        else:
-            copy_bytes = 2 * X.itemsize * X.shape[1]
+        # features would take 800 MB. Each row's sum is its own: the same
+        # bits in any chunks.
         chunk_rows = get_chunk_n_rows(
-            row_bytes=copy_bytes + 8 * (len(coef) + 2),
+            row_bytes=_product_row_bytes(X, len(coef)),
             max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
         for chunk in gen_batches(len(products), chunk_rows):
@@ -1362,6 +1356,18 @@ def _answer(f, g, n_steps, averaged):
         steps = np.maximum(n_steps[averaged], 1)[:, None]
         f[averaged] -= g[averaged] / steps
     return f
+
+
+def _product_row_bytes(X, n_problems):
+    """The memory a row of X takes in a chunk of the compiled products: at
+    most two copies of it (the rows taken by index, and their panels; a CSR
+    copy takes 12 bytes a stored value), its squared norm, its kernel value
+    and its n_problems products."""
+    if sp.issparse(X):
+        copy_bytes = 12 * X.nnz // max(X.shape[0], 1)
+    else:
+        copy_bytes = 2 * X.itemsize * X.shape[1]
+    return copy_bytes + 8 * (n_problems + 2)
 
 
 def _narrow_indices(X):

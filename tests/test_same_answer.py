@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skperc import KernelPerceptron, MarginMLPClassifier
 from skperc import _kernel_perceptron as kernel_perceptron
-from skperc._kernel_perceptron import _COMPILED_KERNELS
+from skperc._kernel_perceptron import _COMPILED_KERNELS, _product_row_bytes
 
 OUTPUT_METHODS = ("predict", "decision_function", "predict_proba")
 
@@ -412,9 +412,8 @@ def test_kernel_perceptron_scores_in_any_chunks_and_threads(kernel):
     for chunk_rows in (1, 7, 500):
         for n_jobs in (1, 2, -1):
             if kernel in _COMPILED_KERNELS:
-                # a compiled chunk's rows, two copies of each, with their
-                # squared norms, kernel values and products
-                row_bytes = 2 * 8 * X.shape[1] + 8 * (1 + 2)
+                # a compiled chunk's rows, with their copies and products
+                row_bytes = _product_row_bytes(rows, len(model.dual_coef_))
             else:
                 # the threads' kernel matrices together
                 row_bytes = 8 * len(model.support_) * effective_n_jobs(n_jobs)
@@ -475,7 +474,7 @@ def test_concurrent_predictions_equal_sequential_ones(estimator):
         assert_same(result, sequential[method], method)
 
 
-def _wide_data(n_classes, dtype, n_features=64):
+def _wide_data(n_classes, dtype, n_features):
     """Rows that KernelPerceptron's loop reads once for a block of held-back
     updates: more than 2 MiB (9,000 x 64: 4.4 MB as float64, 2.2 MB as
     float32), or more than 1.5 MiB in 2,500 rows or more (9,000 x 24 as
@@ -492,25 +491,26 @@ def _wide_data(n_classes, dtype, n_features=64):
 
 
 @pytest.mark.parametrize(
-    "dtype, n_classes, params",
+    "dtype, n_classes, n_features, params",
     [
-        (np.float64, 2, dict()),
-        (np.float64, 3, dict(average=True)),
-        (np.float32, 2, dict(average=True, n_jobs=2)),
-        (np.float32, 3, dict(kernel="poly", degree=2)),
-        (np.float64, 2, dict(kernel="linear", beta="power", n_jobs=2)),
-        (np.float64, 3, dict(kernel="sigmoid", gamma=0.01, early_stopping=True)),
-        (np.float64, 2, dict(n_features=24)),
-        (np.float64, 3, dict(n_features=24, average=True, n_jobs=2)),
+        (np.float64, 2, 64, dict()),
+        (np.float64, 3, 64, dict(average=True)),
+        (np.float32, 2, 64, dict(average=True, n_jobs=2)),
+        (np.float32, 3, 64, dict(kernel="poly", degree=2)),
+        (np.float64, 2, 64, dict(kernel="linear", beta="power", n_jobs=2)),
+        (np.float64, 3, 64, dict(kernel="sigmoid", gamma=0.01, early_stopping=True)),
+        (np.float64, 2, 24, dict()),
+        (np.float64, 3, 24, dict(average=True, n_jobs=2)),
     ],
 )
-def test_kernel_perceptron_held_updates_give_the_same_bits(dtype, n_classes, params):
+def test_kernel_perceptron_held_updates_give_the_same_bits(
+    dtype, n_classes, n_features, params
+):
     """On many rows, or rows too large for the processor's caches, the loop
     holds updates back and adds a block of columns at once; with a cache of
     columns too small for a block it adds each at once (from rows in panels
     under 2 MiB): the same model, bit for bit."""
-    params = dict(params)
-    X, y = _wide_data(n_classes, dtype, params.pop("n_features", 64))
+    X, y = _wide_data(n_classes, dtype, n_features)
     params = dict(max_iter=2, tol=None, random_state=0, **params)
     held = _fit(KernelPerceptron(**params), X, y)
     assert held.n_updates_.sum() > 1000
@@ -523,7 +523,7 @@ def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
     """A kernel column that is not finite stops the run with the same error,
     epoch and update count whether its update was held back or not: here
     (x . x')^2.5, NaN where x . x' < 0, while k(x, x) is finite."""
-    X, y = _wide_data(2, np.float64)
+    X, y = _wide_data(2, np.float64, 64)
     params = dict(kernel="poly", degree=2.5, gamma=1.0, coef0=0.0, random_state=0)
     errors = []
     for cache_size in (200, 1):
