@@ -69,9 +69,10 @@ _EARLY_STOPPING_SAMPLES = 2_000
 # moves the function away from what the updates made; a larger margin keeps
 # the function further from the examples, so fewer of them move it. Budget
 # 500 (merge) on the default data of benchmarks/bench_kernel_scale.py, accuracy
-# at 0.25 and 1.0: 0.869 and 0.881 at 10,000 examples, 0.883 and 0.892 at
-# 40,000 (in 0.7 times the time), 0.897 and 0.906 at 200,000, 0.908 and
-# 0.914 at 1,000,000; 0.5 and 2.0 lay between or level with 1.0, 4.0 below.
+# at 0.25 and 1.0: 0.875 and 0.881 at 10,000 examples, 0.879 and 0.897 at
+# 40,000 (in 15 epochs against 8), 0.899 and 0.902 at 200,000, 0.904 and
+# 0.913 at 1,000,000; 0.5, 2.0 and 4.0 scored 0.874, 0.883 and 0.879 at
+# 10,000, and 0.890, 0.892 and 0.893 at 40,000.
 _BUDGETED_AUTO_BETA = 1.0
 # The rows of each thread in a chunk of the function on a training batch: at
 # the end of a budgeted fit of 200,000 x 100 float64 rows, numpy's peak was
@@ -362,8 +363,8 @@ class KernelPerceptron(BasePerceptron):
         anyway, and the last function keeps moving under a full budget, so
         that the rule on the training data runs many epochs for nothing
         (on the data of ``benchmarks/bench_kernel_scale.py``, 10,000
-        examples and a budget of 500: 51 epochs and 0.849 accuracy
-        against 10 epochs and 0.859). Used by :meth:`fit` only; a sample
+        examples and a budget of 500: 44 epochs and 0.871 accuracy
+        against 10 epochs and 0.881). Used by :meth:`fit` only; a sample
         too small to put every class on both sides of the split raises a
         ``ValueError`` before any training.
 
@@ -402,7 +403,7 @@ class KernelPerceptron(BasePerceptron):
         last function is refilled by the updates that follow, so the mean loses
         its weight merge after merge (on the data of
         ``benchmarks/bench_kernel_scale.py``, 10,000 examples and a budget of
-        500, merging scored 0.86 with the last function and 0.65 with the mean
+        500, merging scored 0.88 with the last function and 0.74 with the mean
         after 8 epochs).
 
     cache_size : float, default=200
