@@ -727,9 +727,7 @@ class KernelPerceptron(BasePerceptron):
             if self.kernel == "precomputed":
                 scores = X[:, self.support_] @ self.dual_coef_.T
             else:
-                scores = self._products(
-                    canonical(X), self.support_vectors_, self.dual_coef_
-                )
+                scores = self._products(X, self.support_vectors_, self.dual_coef_)
         check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -1258,6 +1256,8 @@ class KernelPerceptron(BasePerceptron):
         by _kernel_products."""
         if not self._on_features():
             return self._kernel_products(X if rows is None else X[rows], support, coef)
+        # the compiled kernels sum CSR rows in feature order
+        X = canonical(X)
         n_threads = effective_n_jobs(self.n_jobs)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
         support_sq_norms = squared_norms(support)
