@@ -39,36 +39,22 @@ PERCEPTRON_SAMPLE_WEIGHT = _sample_weight_equivalence(
 
 
 def _kernel_perceptron_failures(estimator):
-    if estimator.kernel == "poly" or callable(estimator.kernel):
-        # kernels with a constant term (coef0, the cosine's shift), which
-        # acts as an intercept
-        return dict(PERCEPTRON_SAMPLE_WEIGHT)
-    return {
-        **PERCEPTRON_SAMPLE_WEIGHT,
-        "check_class_weight_classifiers": (
-            "The function is a sum of kernels without a constant term. On the "
-            "check's blobs (standard deviation 20) an RBF or Laplacian kernel "
-            "of gamma 1 / n_features is near 0 between distinct points, so "
-            "the function reproduces the training labels whatever the class "
-            "weights, and a linear kernel's hyperplane passes through the "
-            "origin (see MarginPerceptron without intercept). "
-            "test_kernel_perceptron checks that a class weight multiplies "
-            "the updates of its class."
-        ),
-    }
+    failures = dict(PERCEPTRON_SAMPLE_WEIGHT)
+    if estimator.kernel in ("linear", "precomputed"):
+        # with kernel="precomputed" the checks pass the linear kernel's Gram
+        # matrix X X^T
+        failures["check_class_weight_classifiers"] = (
+            "A sum of linear kernels without a constant term is a hyperplane "
+            "through the origin (see MarginPerceptron without intercept): the "
+            "check needs it moved onto blobs away from the origin, which no "
+            "class weight can do. test_kernel_perceptron checks that a class "
+            "weight multiplies the updates of its class."
+        )
+    return failures
 
 
 def _margin_perceptron_failures(estimator):
     failures = dict(PERCEPTRON_SAMPLE_WEIGHT)
-    if estimator.average:
-        failures["check_class_weight_classifiers"] = (
-            "The averaged perceptron, which answers when the stopping rule "
-            "ends a run, weighs every step of the run alike: with class "
-            "weights 1000 and 0.0001 on the check's noisy blobs it predicts "
-            "class 0 on 78-86% of the test points where the check asks for "
-            "87% (the last weights: 94-100%). test_margin_perceptron checks "
-            "that a class weight multiplies the updates of its class."
-        )
     if not estimator.fit_intercept:
         failures["check_class_weight_classifiers"] = (
             "Without an intercept the hyperplane passes through the origin; "
