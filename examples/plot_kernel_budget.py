@@ -80,8 +80,8 @@ fig.tight_layout()
 
 # %%
 # With a few percent of the unbudgeted perceptron's support vectors,
-# merging stays within a few points of its accuracy (one to eight here),
-# while removal loses twelve to twenty-seven: removing the oldest vector
+# merging stays within a few points of its accuracy (1.5 to 8.3 here),
+# while removal loses 15 to 29: removing the oldest vector
 # throws away what the function learned first, and a merged point carries
 # the weight of the two it replaces.
 #

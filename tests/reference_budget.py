@@ -8,7 +8,12 @@ merges the support vector of the smallest coefficient (the oldest of
 those) with the nearest vector of its class, at the point and with the
 coefficient that change the function least, as in budgeted SGD (Wang,
 Crammer and Vucetic, 2012), or removes it when that merge changes the
-function more than the removal.
+function more than the removal. With averaging, a run that ends on a full
+budget then makes one more epoch on its support as it stands, an example
+that is no support vector updating with the projection of its kernel
+function onto the span of its 8 nearest support vectors (the Projectron's
+update, Orabona, Keshet and Caputo, 2009), and answers with the mean of
+that epoch's functions.
 """
 
 import numpy as np
@@ -47,7 +52,8 @@ def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
     labels y in {-1, +1}, visiting the examples in order.
 
     Returns the support vectors, their coefficients (averaged with
-    ``average=True``) and the number of updates.
+    ``average=True``: over the run, or over the averaging epoch after it
+    when the budget is full) and the number of updates.
     """
 
     def kernel(A, x):
@@ -73,8 +79,32 @@ def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
                 coef[owner.index(i)] += y[i]
             # the sum of the functions after every step
             mean = [s + a for s, a in zip(mean, coef, strict=True)]
+    if average and len(rows) >= budget:
+        mean, epoch_updates = _averaging_epoch(
+            X, y, np.array(rows), coef, owner, kernel
+        )
+        return np.array(rows), mean, n_updates + epoch_updates
     kept = np.array(mean) / steps if average else np.array(coef)
     return np.array(rows), kept, n_updates
+
+
+def _averaging_epoch(X, y, rows, coef, owner, kernel):
+    """One epoch on the support ``rows``, kept as it is: the mean of the
+    function after every step, and the number of updates."""
+    coef = np.array(coef, dtype=float)
+    total = np.zeros_like(coef)
+    n_updates = 0
+    for i in range(len(y)):
+        k = kernel(rows, X[i])
+        if y[i] * float(np.dot(coef, k)) <= 0.0:
+            n_updates += 1
+            if i in owner:
+                coef[owner.index(i)] += y[i]
+            else:
+                near = nearest(k)
+                coef[near] += y[i] * projection(rows[near], k[near], kernel)
+        total += coef
+    return total / len(y), n_updates
 
 
 def _merge(rows, coef, mean, owner, age, kernel):
@@ -102,3 +132,17 @@ def _merge(rows, coef, mean, owner, age, kernel):
         owner[partner] = -1
     for values in (rows, coef, mean, owner, age):
         del values[m]
+
+
+def nearest(k, count=8):
+    """The indices of the ``count`` largest kernel values."""
+    return np.argsort(-k, kind="stable")[:count]
+
+
+def projection(rows, k, kernel):
+    """The coefficients over ``rows`` of the projection onto their span of a
+    function of kernel values ``k`` at them, with the ridge of 1e-8 times
+    the largest k(x, x)."""
+    gram = np.array([kernel(rows, r) for r in rows])
+    gram += 1e-8 * gram.diagonal().max() * np.eye(len(rows))
+    return np.linalg.solve(gram, k)

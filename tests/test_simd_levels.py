@@ -18,9 +18,9 @@ DISABLE = {"none": "AVX2", "AVX2": "AVX512F", "AVX512F": ""}
 
 # Every path of the products: rows in panels (under HELD_MIN_BYTES, float64
 # and float32), held updates on rows in C order (over it, float64 and
-# float32), the budgeted loop, the products of early stopping's validation
-# part and of margin_ (more than 2,000 examples), the RBF and polynomial
-# kernels.
+# float32), the budgeted loop and the substitutions of its averaging epoch
+# (src/substitution.h), the products of early stopping's validation part and
+# of margin_ (more than 2,000 examples), the RBF and polynomial kernels.
 FITS = r"""
 import hashlib
 import numpy as np
@@ -37,6 +37,7 @@ for X, y, options in [
     (small.astype(np.float32), y_small, {}),
     (small, y_small, {"kernel": "poly", "degree": 2}),
     (small, y_small, {"budget": 40}),
+    (small, y_small, {"budget": 40, "average": True, "early_stopping": False}),
     (large[:3000], y_large[:3000], {"max_iter": 3}),
     (large.astype(np.float32), y_large, {"max_iter": 2}),
     (large[:3000], y_large[:3000], {"budget": 100, "max_iter": 3}),
