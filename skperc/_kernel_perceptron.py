@@ -1089,9 +1089,15 @@ class KernelPerceptron(BasePerceptron):
         if n_support is None:
             n_support = len(self._run.index)
         if self.budget is not None and n_support >= self.budget:
-            if self.average == "auto" or (in_fit and self.kernel == "rbf"):
+            if self.average == "auto" or (in_fit and self._averages_on_support()):
                 return np.zeros(len(stopped), dtype=bool)
         return super()._averaged(stopped)
+
+    def _averages_on_support(self):
+        """Whether a fit that ends on a full budget makes the averaging
+        epoch on its support (see the Notes): with the RBF kernel, whose
+        kernel matrices of distinct points are positive definite."""
+        return self.kernel == "rbf"
 
     def _budget_binds(self, X):
         """Whether the budgeted loop runs: a budget that the support so far
@@ -1170,7 +1176,7 @@ class KernelPerceptron(BasePerceptron):
         answers = super()._averaged(progress[2])
         if (
             stop_when_separated
-            and self.kernel == "rbf"
+            and self._averages_on_support()
             and support.n_support >= self.budget
             and answers.any()
         ):
@@ -1199,14 +1205,10 @@ class KernelPerceptron(BasePerceptron):
                 score = weighted_accuracy(f.T, codes[validation], weight[validation])
                 kept = score >= self.best_validation_score_
                 if self.verbose > 0:
-                    print(
-                        f"-- Validation score of its mean: {score:.6g}"
-                        + (
-                            ""
-                            if kept
-                            else " (below the best: the last function answers)"
-                        )
+                    answer = (
+                        "it answers" if kept else "the last function, above it, answers"
                     )
+                    print(f"-- Validation score of its mean: {score:.6g}; {answer}")
                 if not kept:
                     support, counters = last
                     averaged = np.zeros_like(answers)

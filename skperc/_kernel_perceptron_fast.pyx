@@ -1452,7 +1452,8 @@ cpdef enum BudgetStrategy:
     BUDGET_MERGE = 1
     # the averaging epoch that ends a fit on a full budget (not a
     # budget_strategy): the support is kept, and an example that is no
-    # support vector updates with its projection onto their span
+    # support vector updates with its projection onto the span of its
+    # nearest support vectors (_project)
     BUDGET_PROJECT = 2
 
 # The averaging epoch projects an example onto the span of its
@@ -1955,8 +1956,8 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     support as the block began): correct the values of the slots changed
     since, then update each problem that it makes a mistake on, making room
     first when it is not a support vector (or, with BUDGET_PROJECT, adding
-    the update times its projection onto the support's span to every
-    coefficient). 0 on a value that is not finite."""
+    the update times its projection (_project) to the coefficients of its
+    nearest support vectors). 0 on a value that is not finite."""
     cdef Py_ssize_t k = b.n_problems, cap = b.capacity, d = b.n_features
     cdef Py_ssize_t c, s, t, slot, n_near
     cdef double yc, value
