@@ -71,7 +71,7 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     stopped = fit_quietly(
         KernelPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
     )
-    train, _ = split(y, 0.1, seed)
+    train, validation = split(y, 0.1, seed)
     best = int(np.argmax(stopped.validation_scores_)) + 1
     assert stopped.n_iter_ == best + 3 or stopped.stop_reason_ != "no_improvement"
 
@@ -85,7 +85,6 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
         return fit_quietly(model, X[train], y[train])
 
     expected = plain(True)
-    validation = np.setdiff1d(np.arange(len(y)), train)
     if "budget" in budget and (
         expected.score(X[validation], y[validation]) < stopped.best_validation_score_
     ):
