@@ -34,7 +34,9 @@ without updates, the radius still, ends the run as "separated"):
 
 Returned weights: the averaged weights of a run stopped by the rule, the
 last weights of a run that separated (its theorem's margin is theirs);
-``average=True`` keeps returning the averaged weights in both cases.
+``average=True`` keeps returning the averaged weights in both cases. (A run
+that separates has since moved toward its averaged weights as far as keeps
+that margin: "Which function a run answers with" in the user guide.)
 
 What it promises (a theorem, not a measurement): if a unit ``w*`` separates
 the lifted training sample with margin ``eps*``, every update ``a y x``

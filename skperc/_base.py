@@ -250,7 +250,7 @@ def linear_margins(
         *rows,
         X.shape[1] if columns is None else len(columns),
         codes,
-        first,
+        (first + np.arange(len(coef))).astype(np.int32),
         weight,
         np.ascontiguousarray((used * scale[:, None]).T),
         np.ascontiguousarray(np.asarray(intercept, dtype=np.float64) * scale),
@@ -258,6 +258,54 @@ def linear_margins(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         margins = np.where(norms > 0, smallest / norms, 0.0)
     return np.where(np.isfinite(margins), margins, 0.0)
+
+
+def toward_mean(products, last_margins, mean_margins, threshold):
+    """How far a problem that separated answers toward the mean of its run.
+
+    The largest ``t`` in [0, 1] (to within 2^-30) whose function
+    ``f_t = (1 - t) f + t m``, scaled to the norm of the last function
+    ``f``, keeps every margin ``y f(x)`` at least ``threshold``, the
+    threshold that the last epoch passed; and that scale. ``products`` are
+    ``<f, f>``, ``<f, m>`` and ``<m, m>``, the margins ``y f(x)`` and
+    ``y m(x)`` on the examples of positive weight, on any common scale of
+    the functions that ``threshold`` is on too.
+
+    The theorems bound the margin of the last function by that threshold
+    over its norm, and its norm by the run's updates: the function found
+    keeps both facts, so it keeps their margin. The slack
+    ``min y f_t(x) - threshold ||f_t|| / ||f||`` is concave in ``t`` (a
+    minimum of linear functions less a norm), so its feasible ``t`` form
+    an interval from 0, found by bisection.
+    """
+    ff, fm, mm = products
+
+    def norm(t):
+        return np.sqrt(max((1 - t) ** 2 * ff + 2 * t * (1 - t) * fm + t**2 * mm, 0.0))
+
+    last_norm = norm(0.0)
+    if not last_norm > 0:
+        return 0.0, 1.0
+    bound = threshold / last_norm
+    # ||f_t|| is convex in t, so at most its larger end: an example above
+    # that at both ends (y f_t(x) is linear in t) never binds
+    binds = np.minimum(last_margins, mean_margins) <= bound * max(last_norm, norm(1.0))
+    last_margins, mean_margins = last_margins[binds], mean_margins[binds]
+    rise = mean_margins - last_margins
+
+    def feasible(t):
+        return (last_margins + t * rise).min(initial=np.inf) >= bound * norm(t)
+
+    if not feasible(0.0):
+        return 0.0, 1.0
+    low, high = 0.0, 1.0
+    if feasible(high):
+        low = high
+    else:
+        for _ in range(30):
+            middle = 0.5 * (low + high)
+            low, high = (middle, high) if feasible(middle) else (low, middle)
+    return low, last_norm / norm(low)
 
 
 def compact_rows(X):
@@ -611,6 +659,22 @@ class BasePerceptron(
         if self.average == "auto":
             return stopped
         return np.full(len(stopped), bool(self.average))
+
+    def _separated_thresholds(self, schedule, converged, averaged, scale=1.0):
+        """The threshold that the next update of each problem would have had
+        to pass (``scale`` times the schedule's), for the problems of a fit
+        that separated and answer under ``average="auto"`` toward their
+        mean (see toward_mean); NaN for the others, and for all without a
+        ``schedule`` (partial_fit) or with ``tol=None`` (the papers'
+        algorithms, which answer with the last function)."""
+        thresholds = np.full(len(converged), np.nan)
+        if schedule is None or self.average != "auto" or self.tol is None:
+            return thresholds
+        run = self._run
+        for k in np.flatnonzero(converged & ~averaged):
+            t = int(run.n_updates[k]) + 1
+            thresholds[k] = scale * schedule.threshold(t, np.sqrt(run.radius[1]))
+        return thresholds
 
     def _set_progress(self, n_epochs, converged, stopped):
         """n_iter_, converged_ and stop_reason_ of a call."""

@@ -23,6 +23,7 @@ from ._base import (
     first_class,
     mean_moments,
     problem_count,
+    toward_mean,
 )
 from ._compat import Interval, StrOptions, get_chunk_n_rows
 from ._docs import fill_doc
@@ -973,6 +974,7 @@ class KernelPerceptron(BasePerceptron):
             codes[train],
             weight[train],
             averaged,
+            schedule if stop_when_separated else None,
         )
 
     def _early_stopping(self, X):
@@ -1050,7 +1052,8 @@ class KernelPerceptron(BasePerceptron):
             may_separate,
         )
         if converged:
-            # the last function, which separates the training part
+            # not averaged: the last function separates the training part (and
+            # _finish moves it toward the mean as far as keeps its margin)
             averaged = answered(stopped=False)
         else:
             work, counters, n_recorded, averaged = best
@@ -1064,18 +1067,31 @@ class KernelPerceptron(BasePerceptron):
         return train, progress, averaged, work, counters
 
     def _finish(
-        self, n_epochs, converged, stopped, updates, f, g, codes, weight, averaged
+        self,
+        n_epochs,
+        converged,
+        stopped,
+        updates,
+        f,
+        g,
+        codes,
+        weight,
+        averaged,
+        schedule=None,
     ):
         """The fitted attributes after a call, from the decision values f
         and averaging accumulators g on its batch, its recorded updates
         (examples numbered in the batch) or None, and which problems answer
-        with their averaged function (by default, as _averaged says)."""
+        with their averaged function (by default, as _averaged says); with
+        the ``schedule`` of a fit that no full budget ended, the problems
+        that separated answer as toward_mean says under ``"auto"``."""
         self.n_updates_ = self._run.n_updates
         self._set_progress(n_epochs, converged, stopped)
         self.updates_ = updates
         if averaged is None:
             averaged = self._averaged(stopped)
-        self._set_model(f, g, codes, weight, averaged)
+        thresholds = self._separated_thresholds(schedule, converged, averaged)
+        self._set_model(f, g, codes, weight, averaged, thresholds)
         return self
 
     def _averaged(self, stopped, n_support=None, in_fit=False):
@@ -1377,21 +1393,23 @@ class KernelPerceptron(BasePerceptron):
             n_seen=run.n_seen + X.shape[0],
         )
 
-    def _set_model(self, f, g, codes, weight, averaged):
+    def _set_model(self, f, g, codes, weight, averaged, thresholds):
         """The public attributes, and the margins on the batch whose decision
         values are f (and averaging accumulators g); the averaged function
-        for the problems ``averaged``, the last one for the others."""
+        for the problems ``averaged``, the function of _toward_mean for
+        those of a finite threshold, the last one for the others."""
         run = self._run
+        problems = first_class(self.classes_) + np.arange(len(f))
+        signs = np.where(codes[None, :] == problems[:, None], 1, -1)
         dual_coef = _answer(run.coef.copy(), run.avg, run.n_steps, averaged)
         support_f = _answer(run.f.copy(), run.g, run.n_steps, averaged)
         f = _answer(f.copy(), g, run.n_steps, averaged)
+        self._toward_mean((dual_coef, support_f, f), g, signs, weight, thresholds)
         if not (np.isfinite(dual_coef).all() and np.isfinite(f).all()):
             raise_non_finite(
                 "the averaged decision function", "at the end of the run", _REMEDY
             )
         self._coef_norm = _feature_space_norms(dual_coef, support_f)
-        problems = first_class(self.classes_) + np.arange(len(f))
-        signs = np.where(codes[None, :] == problems[:, None], 1, -1)
         smallest = (signs * f)[:, weight > 0].min(axis=1, initial=np.inf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             margins = np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
@@ -1409,6 +1427,51 @@ class KernelPerceptron(BasePerceptron):
             np.int32
         )
         self.intercept_ = np.zeros(len(dual_coef))
+
+    def _toward_mean(self, answers, g, signs, weight, thresholds):
+        """Move the problems of a finite threshold of ``answers`` (their
+        dual coefficients, values on the support vectors and values f on
+        the batch, in place) toward their mean, as toward_mean says; ``g``:
+        the averaging accumulators on the batch."""
+        run = self._run
+        mixed = np.flatnonzero(np.isfinite(thresholds))
+        every = np.ones(len(thresholds), dtype=bool)
+        means = [
+            _answer(values[mixed], sums[mixed], run.n_steps[mixed], every[mixed])
+            for values, sums in zip(answers, (run.avg, run.g, g), strict=True)
+        ]
+        dual_coef, support_f, f = answers
+        for i, k in enumerate(mixed):
+            # the support values divided by the largest, whose square may
+            # overflow: the products a^T K b = sum_j a_j b(x_j), the margins
+            # and the threshold on that scale
+            size = (
+                max(
+                    np.abs(support_f[k]).max(initial=0.0),
+                    np.abs(means[1][i]).max(initial=0.0),
+                )
+                or 1.0
+            )
+            pairs = (
+                (dual_coef[k], support_f[k]),
+                (dual_coef[k], means[1][i]),
+                (means[0][i], means[1][i]),
+            )
+            step, scale = toward_mean(
+                [float(a @ (b / size)) for a, b in pairs],
+                (signs[k] * f[k])[weight > 0] / np.sqrt(size),
+                (signs[k] * means[2][i])[weight > 0] / np.sqrt(size),
+                thresholds[k] / np.sqrt(size),
+            )
+            if self.verbose > 0:
+                print(
+                    f"-- Problem {k}: the answer is {step:.3g} of the way from "
+                    "its last function to the mean"
+                )
+            if step == 0:
+                continue
+            for values, mean in zip(answers, means, strict=True):
+                values[k] = scale * ((1 - step) * values[k] + step * mean[i])
 
     def _geometric_margins(self, X, codes, weight):
         """The geometric margin in feature space of each one-vs-rest problem

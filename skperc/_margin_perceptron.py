@@ -16,11 +16,17 @@ from ._base import (
     first_class,
     linear_margins,
     problem_count,
+    toward_mean,
 )
 from ._compat import Interval, StrOptions
 from ._docs import fill_doc
 from ._early_stopping import epochs_until_stalled, validation_split, weighted_accuracy
-from ._margin_perceptron_fast import LiftMode, padded_width, run_epochs
+from ._margin_perceptron_fast import (
+    LiftMode,
+    padded_width,
+    run_epochs,
+    smallest_margins,
+)
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 
 _REMEDY = "or lower eta0"
@@ -263,9 +269,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     {{classes_}}
 
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights of the decision function, in float64. Where no problem
-        answers with its averaged weights, a view of the weights of the
-        run, which the next :meth:`partial_fit` or warm-started
+        The weights of the decision function, in float64. Where every
+        problem answers with its last weights (see ``average``), a view of
+        the weights of the run, which the next :meth:`partial_fit` or warm-started
         :meth:`fit` updates in place, on the features of its batch: a call
         costs what its batch holds, not ``n_features * n_classes`` (copy
         ``coef_`` to keep it).
@@ -500,7 +506,13 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         )
         self.updates_ = progress[3]
         return self._set_fitted(
-            X, (rows, columns), codes, weight, progress[:3], self._averaged(progress[2])
+            X,
+            (rows, columns),
+            codes,
+            weight,
+            progress[:3],
+            self._averaged(progress[2]),
+            schedule if stop_when_separated else None,
         )
 
     def _epochs(
@@ -645,7 +657,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             self, one_epoch, score, lambda: (self._run.copy(), len(recorded))
         )
         if converged:
-            # the last weights, which separate the training part
+            # not averaged: the last weights separate the training part (and
+            # _set_fitted moves them toward the mean as far as keeps its margin)
             averaged = answered(stopped=False)
         else:
             self._run, n_recorded = best
@@ -664,14 +677,22 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             weight[train],
             (np.full(k, n_epochs), np.full(k, converged), np.full(k, stalled)),
             averaged,
+            schedule,
         )
 
-    def _set_fitted(self, X, compact, codes, weight, progress, averaged):
+    def _set_fitted(self, X, compact, codes, weight, progress, averaged, schedule=None):
         """The fitted attributes after a call on the batch X (``compact``:
         its compact rows), whose (epochs, converged, stopped) of each
         problem are ``progress``, answering with the averaged weights for
-        the problems ``averaged``."""
+        the problems ``averaged``; with the ``schedule`` of a fit, the
+        problems that separated answer as toward_mean says under
+        ``"auto"``."""
         self.coef_, self.intercept_ = self._model(averaged, compact[1])
+        thresholds = self._separated_thresholds(
+            schedule, progress[1], averaged, float(self.eta0)
+        )
+        if np.isfinite(thresholds).any():
+            self._toward_mean(X, compact, codes, weight, thresholds)
         self.n_updates_ = self._run.n_updates
         self._set_progress(*progress)
         self.radius_ = float(np.sqrt(self._run.radius[0]))
@@ -686,6 +707,64 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             compact=compact,
         )
         return self
+
+    def _toward_mean(self, X, compact, codes, weight, thresholds):
+        """coef_ and intercept_ of the problems of a finite threshold moved
+        toward their averaged weights as toward_mean says, in the lifted
+        space of the theorems: the weights ``(w, l)`` of the examples
+        ``(x, s)``, whose intercept is ``l s``."""
+        mixed = np.flatnonzero(np.isfinite(thresholds))
+        n_problems = len(self.intercept_)
+        lift = self._lift(self._run.radius)[1]
+        (coef, lift_coef), (mean_coef, mean_lift) = (
+            (weights[mixed], lifts[mixed])
+            for weights, lifts in (
+                self._model(np.full(n_problems, which), compact[1], lifted=True)
+                for which in (False, True)
+            )
+        )
+        # Each pair divided by the power of 2 of its largest weight, which
+        # changes no ratio and keeps the margins and their squares finite.
+        largest = np.maximum(
+            np.abs(np.column_stack([coef, lift_coef])).max(axis=1),
+            np.abs(np.column_stack([mean_coef, mean_lift])).max(axis=1),
+        )
+        size = np.ldexp(1.0, -np.frexp(np.where(largest > 0, largest, 1.0))[1])
+        both = np.vstack([coef, mean_coef]) * np.tile(size, 2)[:, None]
+        both_lift = np.concatenate([lift_coef, mean_lift]) * np.tile(size, 2)
+        rows, columns = compact
+        margins = np.empty((X.shape[0], 2 * len(mixed)))
+        smallest_margins(
+            *rows,
+            X.shape[1] if columns is None else len(columns),
+            codes,
+            np.tile(first_class(self.classes_) + mixed, 2).astype(np.int32),
+            weight,
+            np.ascontiguousarray((both if columns is None else both[:, columns]).T),
+            both_lift * lift,
+            margins,
+        )
+        margins = margins[weight > 0]
+        coef_, lift_ = self.coef_.copy(), self.intercept_.copy()
+        for i, k in enumerate(mixed):
+            last, mean = (np.append(both[j], both_lift[j]) for j in (i, len(mixed) + i))
+            step, scale = toward_mean(
+                (last @ last, last @ mean, mean @ mean),
+                margins[:, i],
+                margins[:, len(mixed) + i],
+                thresholds[k] * size[i],
+            )
+            if self.verbose > 0:
+                print(
+                    f"-- Problem {k}: the answer is {step:.3g} of the way from "
+                    "its last weights to their mean"
+                )
+            if step > 0:
+                coef_[k] = scale * ((1 - step) * coef[i] + step * mean_coef[i])
+                lift_[k] = lift * (
+                    scale * ((1 - step) * lift_coef[i] + step * mean_lift[i])
+                )
+        self.coef_, self.intercept_ = coef_, lift_
 
     @staticmethod
     def _recorded(blocks):
@@ -729,9 +808,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             features=features,
         )
 
-    def _model(self, averaged, columns=None):
+    def _model(self, averaged, columns=None, lifted=False):
         """coef_ and intercept_ of the run: the averaged weights for the
-        problems ``averaged``, the last ones for the others.
+        problems ``averaged``, the last ones for the others; with
+        ``lifted``, the weights of the lifted coordinate in place of
+        intercept_.
 
         Without averaging coef_ is a view of the run's weights, which the
         next call updates in place; only the features ``columns`` that the
@@ -753,6 +834,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 )
                 lift_coef[averaged] -= run.avg_lift[averaged] / steps
             intercept = lift_coef * self._lift(run.radius)[1]
+        if lifted:
+            intercept = lift_coef
         checked = (
             coef
             if averaged.any() or columns is None

@@ -12,7 +12,7 @@ gives the same bits too.
 """
 
 from libc.float cimport DBL_MIN_EXP
-from libc.math cimport fabs, frexp, ldexp, sqrt
+from libc.math cimport INFINITY, fabs, frexp, ldexp, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 import numpy as np
@@ -466,16 +466,20 @@ def smallest_margins(
     const index_t[::1] indptr,
     Py_ssize_t n_features,
     const int32_t[::1] y,
-    int32_t first_class,
+    const int32_t[::1] positive,
     const double[::1] weight,
     const double[:, ::1] coef,
     const double[::1] intercept,
+    double[:, ::1] margins=None,
 ):
-    """The smallest y f(x) of each problem over the rows of positive weight.
+    """The smallest y f(x) of each column of weights over the rows of
+    positive weight.
 
-    ``f(x) = x . coef[:, c] + intercept[c]`` is summed as in training; the
-    rows are laid out and checked as for run_epochs. Problems with no such
-    row get inf.
+    ``f(x) = x . coef[:, c] + intercept[c]`` is summed as in training, and
+    ``y`` is 1 on the rows of class ``positive[c]``, -1 on the others; the
+    rows are laid out and checked as for run_epochs. Columns with no such
+    row get inf. ``margins``, of a row per example and a column per column
+    of weights, receives each y f(x) too (inf on the rows of weight 0).
     """
     cdef Py_ssize_t n_samples = y.shape[0]
     cdef Py_ssize_t k = coef.shape[1]
@@ -484,10 +488,13 @@ def smallest_margins(
     cdef const floating* x
     cdef const index_t* ind
     cdef double yf
+    cdef bint keep = margins is not None
 
     check_rows(data, indices, indptr, n_samples, n_features)
     if not (weight.shape[0] == n_samples and coef.shape[0] == n_features
-            and intercept.shape[0] == k):
+            and intercept.shape[0] == k and positive.shape[0] == k
+            and (not keep or (margins.shape[0] == n_samples
+                              and margins.shape[1] == k))):
         raise ValueError("smallest_margins: the weights do not fit the rows.")
     padded = np.zeros((n_features, width))
     padded[:, :k] = coef
@@ -502,14 +509,19 @@ def smallest_margins(
     with nogil:
         for i in range(n_samples):
             if weight[i] == 0.0:
+                if keep:
+                    for c in range(k):
+                        margins[i, c] = INFINITY
                 continue
             row(&data[0] if data.shape[0] > 0 else NULL,
                 ind_ptr, indptr_ptr, i, n_features, &x, &ind, &nnz)
             scores(x, ind, nnz, &w[0, 0], width, &score[0])
             for c in range(k):
                 yf = score[c] + intercept[c]
-                if y[i] != first_class + c:
+                if y[i] != positive[c]:
                     yf = -yf
+                if keep:
+                    margins[i, c] = yf
                 if yf < smallest[c]:
                     smallest[c] = yf
     return smallest.base
