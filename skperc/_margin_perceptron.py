@@ -723,8 +723,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 for which in (False, True)
             )
         )
-        # Each pair divided by the power of 2 of its largest weight, which
-        # changes no ratio and keeps the margins and their squares finite.
+        # Each pair divided by the power of 2 of its largest weight: an exact
+        # scaling, which keeps the margins and the squared norms finite.
         largest = np.maximum(
             np.abs(np.column_stack([coef, lift_coef])).max(axis=1),
             np.abs(np.column_stack([mean_coef, mean_lift])).max(axis=1),
@@ -745,7 +745,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             margins,
         )
         margins = margins[weight > 0]
-        coef_, lift_ = self.coef_.copy(), self.intercept_.copy()
+        coef_, intercept = self.coef_.copy(), self.intercept_.copy()
         for i, k in enumerate(mixed):
             last, mean = (np.append(both[j], both_lift[j]) for j in (i, len(mixed) + i))
             step, scale = toward_mean(
@@ -761,10 +761,10 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 )
             if step > 0:
                 coef_[k] = scale * ((1 - step) * coef[i] + step * mean_coef[i])
-                lift_[k] = lift * (
+                intercept[k] = lift * (
                     scale * ((1 - step) * lift_coef[i] + step * mean_lift[i])
                 )
-        self.coef_, self.intercept_ = coef_, lift_
+        self.coef_, self.intercept_ = coef_, intercept
 
     @staticmethod
     def _recorded(blocks):

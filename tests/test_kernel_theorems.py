@@ -86,7 +86,9 @@ def test_no_line_separates_the_samples(sample):
 def test_kernel_perceptron_is_the_perceptron_on_the_features(sample):
     X, y, _, _ = sample
     kernel = fit(X, y, beta="scale", shuffle=False)
-    linear = MarginPerceptron(beta="scale", fit_intercept=False, shuffle=False)
+    linear = MarginPerceptron(
+        beta="scale", fit_intercept=False, shuffle=False, tol=None
+    )
     linear.set_params(max_iter=1_000_000).fit(features(X), y)
     assert_array_equal(kernel.n_updates_, linear.n_updates_)
     assert_allclose(kernel.margin_, linear.margin_, rtol=1e-9)
