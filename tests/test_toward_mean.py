@@ -15,6 +15,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_iris, make_classification
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
@@ -237,3 +238,30 @@ def test_without_the_rule_a_fit_answers_with_the_last_function(estimator):
     assert off.converged_ and on.converged_
     np.testing.assert_array_equal(off.decision_function(X), last.decision_function(X))
     assert not np.allclose(on.decision_function(X), last.decision_function(X))
+
+
+@pytest.mark.parametrize("estimator", [MarginPerceptron, KernelPerceptron])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_and_csr_move_to_the_same_bits(estimator, dtype):
+    """The decision values the step is found on are summed as in training:
+    dense and CSR rows give the same answer, bit for bit (and the kernel
+    perceptron float32 rows the bits of float64 ones, as its compiled
+    kernels promise). Rows with many zeros, on which the answer moves."""
+    X, y = make_margin_classification(120, 6, 0.1, 1.0, random_state=3)
+    rng = np.random.RandomState(0)
+    noise = rng.uniform(-0.5, 0.5, X.shape) * (rng.rand(*X.shape) < 0.5)
+    # separable still, by the separator of X with zero weight on the noise
+    X = np.hstack([X, noise]).astype(np.float32).astype(np.float64)
+    params = dict(max_iter=100_000, random_state=0)
+    last = estimator(average=False, **params).fit(X, y)
+    reference = estimator(**params).fit(
+        X if estimator is KernelPerceptron else X.astype(dtype), y
+    )
+    assert reference.converged_
+    assert not np.allclose(reference.decision_function(X), last.decision_function(X))
+    for form in (X.astype(dtype), sp.csr_matrix(X, dtype=dtype)):
+        answer = estimator(**params).fit(form, y)
+        np.testing.assert_array_equal(
+            answer.decision_function(X), reference.decision_function(X)
+        )
+        np.testing.assert_array_equal(answer.margin_, reference.margin_)
