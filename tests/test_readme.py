@@ -21,7 +21,8 @@ def test_the_readme_has_python_examples():
 def test_readme_example_runs(block, capsys):
     code = "\n".join(line[4:] for line in block.splitlines())
     with warnings.catch_warnings():
-        # breast cancer is not separable: the grid search's fits all warn
+        # breast cancer is not separable: the grid search's fits of
+        # beta="power" run to max_iter and warn
         warnings.simplefilter("ignore", ConvergenceWarning)
         exec(compile(code, str(README), "exec"), {})
     assert capsys.readouterr().out.strip()

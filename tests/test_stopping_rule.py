@@ -13,12 +13,14 @@ import warnings
 import numpy as np
 import pytest
 from margin_data import assert_novikoff, assert_theorem_1, assert_theorem_2
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc.datasets import make_margin_classification
 from skperc.metrics import optimal_margin
+from skperc.schedules import PowerThreshold
 
 TOL = MarginPerceptron().tol
 
@@ -119,6 +121,34 @@ def test_every_run_the_rule_ends_has_no_wide_separator(estimator):
         else:
             assert clf.stop_reason_ == "separated"
     assert stopped >= 5  # the rule did act: the test could fail
+
+
+@pytest.mark.parametrize("beta", ["power", PowerThreshold(alpha=1.9)])
+def test_a_growing_threshold_out_of_epochs_names_the_remedy(beta):
+    # breast cancer has no separator (beta=0 stops on the rule within 30
+    # epochs); the infinity-perceptron's threshold grows with its updates,
+    # so its runs keep updating and the rule does not end them
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        plain = MarginPerceptron(random_state=0, max_iter=30).fit(X, y)
+    assert plain.stop_reason_ == "no_improvement"
+    clf = MarginPerceptron(beta=beta, alpha=1.9, random_state=0, max_iter=30)
+    with pytest.warns(ConvergenceWarning) as record:
+        clf.fit(X, y)
+    assert clf.stop_reason_ == "max_iter"
+    message = str(record[0].message)
+    assert "beta='power' raises the threshold" in message
+    assert "Choose a constant beta" in message
+
+
+def test_a_constant_threshold_out_of_epochs_asks_for_more():
+    X, y = make_classification(3000, 20, flip_y=0.1, random_state=0)
+    clf = MarginPerceptron(beta=1.0, random_state=0, max_iter=2)
+    with pytest.warns(ConvergenceWarning) as record:
+        clf.fit(X, y)
+    assert str(record[0].message).endswith("Consider increasing max_iter.")
 
 
 def test_noisy_data_stops_early_and_averages():
