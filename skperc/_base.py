@@ -428,14 +428,15 @@ class LinearPredictMixin(DecisionPredictMixin):
 # The perceptrons
 
 
-def warn_not_converged(estimator):
-    """The ConvergenceWarning of a fit that used up max_iter epochs."""
+def warn_not_converged(estimator, schedule):
+    """The ConvergenceWarning of a fit that used up max_iter epochs under
+    the threshold ``schedule`` (as checked_schedule resolved it)."""
     if estimator.tol is None:
         remedy = (
             "Consider increasing max_iter, or tol=0.01 to stop a run that "
             "cannot separate the data with a margin above 1% of its radius."
         )
-    elif _is_infinity_perceptron(getattr(estimator, "beta", None)):
+    elif isinstance(schedule, PowerThreshold):
         # The stopping rule's proof needs updates that cancel; under a
         # threshold that grows with the update count every example keeps
         # updating and the weights keep growing. In 5-fold cross-validation
@@ -457,14 +458,6 @@ def warn_not_converged(estimator):
         ConvergenceWarning,
         # point at the caller of fit, past fit and its two wrappers
         stacklevel=5,
-    )
-
-
-def _is_infinity_perceptron(beta):
-    """Whether ``beta`` is the infinity-perceptron's threshold, which grows
-    with the update count."""
-    return isinstance(beta, PowerThreshold) or (
-        isinstance(beta, str) and beta == "power"
     )
 
 
@@ -581,7 +574,7 @@ class BasePerceptron(
         if self.verbose > 0:
             print(f"-- Stopped: {self.stop_reason_}")
         if self.stop_reason_ == "max_iter":
-            warn_not_converged(self)
+            warn_not_converged(self, schedule)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -933,7 +933,7 @@ class ParameterMixingClassifier(
             self._set_margins(estimator, engine, settings)
         self._set_fitted(estimator, classes)
         if self.stop_reason_ == "max_iter":
-            warn_not_converged(estimator)
+            warn_not_converged(estimator, settings.schedule)
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
