@@ -34,8 +34,8 @@ from ._early_stopping import (
 )
 from ._kernel_perceptron_fast import (
     BudgetStrategy,
+    ColumnCache,
     KernelKind,
-    column_cache,
     kernel_diagonal,
     kernel_products,
     run_budget_epochs,
@@ -903,12 +903,12 @@ class KernelPerceptron(BasePerceptron):
         work = self._function_on(points, X)
         rows, sq_norms, spec, diag = self._compiled_kernel(points, X)
         n_slots = int(self.cache_size * 2**20 // (8 * points.shape[0]))
-        columns = column_cache(min(max(n_slots, 1), points.shape[0]), points.shape[0])
+        cache = ColumnCache(min(max(n_slots, 1), points.shape[0]), points.shape[0])
         compute_column = None
         if spec["kind"] == KernelKind.KERNEL_PYTHON:
 
             def compute_column(j, slot):
-                columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
+                cache.columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
 
         n_old = len(run.index)
         counters = run.counters()
@@ -922,7 +922,7 @@ class KernelPerceptron(BasePerceptron):
                 sq_norms,
                 spec,
                 compute_column,
-                columns,
+                cache,
                 diag,
                 y,
                 first_class(self.classes_),

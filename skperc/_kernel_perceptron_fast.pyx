@@ -56,6 +56,7 @@ cdef extern from "rbf.h":
 
 cdef extern from "dots.h":
     int skperc_dots_many_supported() noexcept nogil
+    Py_ssize_t SKPERC_LANES8(Py_ssize_t nu) noexcept nogil
     void skperc_dots_many(const double* rows, Py_ssize_t n, Py_ssize_t m,
                           const double* xt, Py_ssize_t nu, double** out,
                           Py_ssize_t r0) noexcept nogil
@@ -487,6 +488,8 @@ cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
 # 0.95 to 1.04 on 6,000 to 20,000 rows of 5 to 20, and 1.9 on digits. Hence
 # rows of HELD_MIN_BYTES, or of HELD_FEW_BYTES with HELD_MIN_POINTS rows.
 cdef enum:
+    # a multiple of 8: the points of the columns to compute are padded to
+    # one (Held.xt)
     HELD_MAX = 32
     CHUNK_ROWS = 128
     HELD_MIN_BYTES = 2 * 1024 * 1024
@@ -502,9 +505,10 @@ cdef struct Held:
     double* delta_avg             # (HELD_MAX, n_problems)
     double* x                     # (HELD_MAX, n_features): the points
     double* column[HELD_MAX]      # each update's column in the cache
-    # the columns to compute, in order: their points, feature-major
-    # (xt[j * n_computed + q]), where they go, and per thread whether each
-    # is finite and whether it holds a NaN
+    # the columns to compute, in order: their points, feature-major and
+    # padded with zeros to a multiple of 8 (xt[j * SKPERC_LANES8(n_computed)
+    # + q], see dots.h), where they go, and per thread whether each is
+    # finite and whether it holds a NaN
     Py_ssize_t n_computed
     Py_ssize_t computed_point[HELD_MAX]
     Py_ssize_t computed_update[HELD_MAX]
@@ -687,7 +691,7 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
     updates one at a time (_add_column) leave. 0 after recording a column
     that is not finite."""
     cdef Py_ssize_t n = cache.n_points, d = kernel.n_columns
-    cdef Py_ssize_t u, q, j, t
+    cdef Py_ssize_t u, q, j, t, lanes
     cdef Py_ssize_t n_blocks = _n_blocks(cache.n_threads, n)
     cdef int64_t slot
     cdef bint finite_column, nan_column
@@ -701,10 +705,11 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
             h.computed[h.n_computed] = cache.columns + slot * n
             h.n_computed += 1
         h.column[u] = cache.columns + slot * n
-    for q in range(h.n_computed):
-        u = h.computed_update[q]
+    lanes = SKPERC_LANES8(h.n_computed)
+    for q in range(lanes):
+        u = h.computed_update[q] if q < h.n_computed else -1
         for j in range(d):
-            h.xt[j * h.n_computed + q] = h.x[u * d + j]
+            h.xt[j * lanes + q] = h.x[u * d + j] if u >= 0 else 0.0
     if n_blocks == 1:
         _held_rows(m, kernel, h, 0, n, h.flags)
     else:
@@ -1065,7 +1070,31 @@ cdef void _free_traced(void* data) noexcept:
     free(data)
 
 
-def column_cache(Py_ssize_t n_slots, Py_ssize_t n_points):
+cdef class ColumnCache:
+    """The cache of kernel columns of one run: ``columns``, one column a
+    row, and which point's column each row holds, least recently used
+    first out. It lasts as long as the run's points, over the calls of
+    run_epochs that continue the run (an epoch each, under early stopping),
+    so that a column computed in one epoch is read, not computed, in the
+    next: the same values (a column has one way to be computed).
+    """
+    cdef readonly object columns
+    cdef int64_t[::1] slot_of
+    cdef int64_t[::1] owner
+    cdef int64_t[::1] last_used
+    cdef Py_ssize_t n_used
+    cdef int64_t clock
+
+    def __init__(self, Py_ssize_t n_slots, Py_ssize_t n_points):
+        self.columns = _uninitialized_columns(n_slots, n_points)
+        self.slot_of = np.full(n_points, -1, dtype=np.int64)
+        self.owner = np.zeros(n_slots, dtype=np.int64)
+        self.last_used = np.zeros(n_slots, dtype=np.int64)
+        self.n_used = 0
+        self.clock = 0
+
+
+cdef object _uninitialized_columns(Py_ssize_t n_slots, Py_ssize_t n_points):
     """Uninitialized memory for ``n_slots`` kernel columns of ``n_points``.
 
     numpy advises the kernel to back large arrays with transparent huge
@@ -1092,7 +1121,7 @@ def run_epochs(
     const double[::1] sq_norms,
     KernelSpec spec,
     object compute_column,
-    double[:, ::1] columns,
+    ColumnCache column_cache,
     const double[::1] diag,
     const int32_t[::1] y,
     int32_t first_class,
@@ -1114,12 +1143,12 @@ def run_epochs(
 
     The kernel is ``spec`` on ``rows``, or, for KERNEL_PYTHON,
     ``compute_column(j, slot)``, which writes the column of point j into
-    ``columns[slot]``. ``rows`` are the points, a C-ordered
+    ``column_cache.columns[slot]``. ``rows`` are the points, a C-ordered
     float64 or float32 array or a CSR matrix with int32, sorted and unique
     indices (the same bits either way), or the Gram matrix (float64);
-    ``sq_norms`` their squared_norms. ``columns`` is the cache, one column
-    a row. Point ``r`` is positive for problem ``c`` when
-    ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``.
+    ``sq_norms`` their squared_norms. ``column_cache`` is the run's cache
+    of columns, kept from call to call. Point ``r`` is positive for problem
+    ``c`` when ``y[r] == first_class + c``; ``diag`` holds ``k(x_r, x_r)``.
     ``points`` holds the function on the points (``f``, ``g``, ``coef``,
     ``avg_coef``; ``g`` and ``avg_coef`` with no rows turn averaging off)
     and the support, oldest first, as a ring ``queue`` of
@@ -1138,6 +1167,7 @@ def run_epochs(
     was left in, with ``control.seed`` the shuffle's state, and the call
     returns a fifth item, the shuffle's state after it.
     """
+    cdef double[:, ::1] columns = column_cache.columns
     cdef double[:, ::1] f = points.f
     cdef double[:, ::1] g = points.g
     cdef double[:, ::1] coef = points.coef
@@ -1179,19 +1209,16 @@ def run_epochs(
     cdef double[::1] scratch = np.zeros(rows.shape[1])
     _set_kernel(&kernel, rows, sq_norms, spec, compute_column, scratch)
 
-    cdef int64_t[::1] slot_of = np.full(n_points, -1, dtype=np.int64)
-    cdef int64_t[::1] owner = np.zeros(n_slots, dtype=np.int64)
-    cdef int64_t[::1] last_used = np.zeros(n_slots, dtype=np.int64)
     cache.columns = &columns[0, 0]
     cache.finite_columns = True
     cache.nan_column = False
     cache.n_points = n_points
     cache.n_slots = n_slots
-    cache.n_used = 0
-    cache.slot_of = &slot_of[0]
-    cache.owner = &owner[0]
-    cache.last_used = &last_used[0]
-    cache.clock = 0
+    cache.n_used = column_cache.n_used
+    cache.slot_of = &column_cache.slot_of[0]
+    cache.owner = &column_cache.owner[0]
+    cache.last_used = &column_cache.last_used[0]
+    cache.clock = column_cache.clock
     cdef unsigned char[::1] flags = np.zeros(2 * n_threads, dtype=np.uint8)
     cache.n_threads = n_threads
     cache.flags = &flags[0]
@@ -1244,6 +1271,8 @@ def run_epochs(
         )
     support_state[0] = model.queue_start
     support_state[1] = model.n_support
+    column_cache.n_used = cache.n_used
+    column_cache.clock = cache.clock
     if failure[0] == KERNEL_VALUE and (cache.nan_column
                                        or np.isnan(np.asarray(diag)).any()):
         failure[0] = KERNEL_NAN

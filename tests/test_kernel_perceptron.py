@@ -349,6 +349,33 @@ def test_small_cache_gives_the_same_bits():
     assert_array_equal(small.margin_, large.margin_)
 
 
+def test_early_stopping_computes_each_column_once(monkeypatch):
+    """Under early stopping each epoch is a call of the compiled loop; the
+    cache of columns lasts over them, so that a column computed in one
+    epoch is read in the next, not computed again."""
+    X, y = noisy_sample(n_samples=200, random_state=3)
+    # labels of no pattern: most points update in epoch after epoch
+    y = np.random.RandomState(0).permutation(y)
+    computed = []
+    kernel = KernelPerceptron._kernel
+
+    def counting_kernel(self, A, B):
+        if B.shape[0] == 1 and A.shape[0] == X.shape[0]:
+            computed.append(B.tobytes())
+        return kernel(self, A, B)
+
+    monkeypatch.setattr(KernelPerceptron, "_kernel", counting_kernel)
+    estimator = KernelPerceptron(
+        kernel=lambda x, z: np.exp(-0.5 * np.sum((x - z) ** 2)),
+        early_stopping=True,
+        n_iter_no_change=8,
+        random_state=0,
+    ).fit(X, y)
+    assert estimator.n_iter_ >= 9
+    # the training part is 180 points: far fewer than their updates
+    assert 0 < len(computed) == len(set(computed)) <= 180
+
+
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("budget", [None, 9])
 def test_margin_and_norm_contract(average, budget):

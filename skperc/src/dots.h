@@ -34,29 +34,28 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
 #define SKPERC_SPLAT8(v) ((skperc_v8){(v), (v), (v), (v), (v), (v), (v), (v)})
 
 /* out[u][r0 + r] = rows[r] . x_u for the n rows of length m and the nu
-   points, the points given feature-major: xt[j * nu + u] = x_u[j]; a
-   row's dot with one point is a sum of its own, in feature order. */
+   points, the points given feature-major with a stride of a multiple of 8
+   that pads them with zeros: xt[j * SKPERC_LANES8(nu) + u] = x_u[j]; a
+   row's dot with one point is a sum of its own, in feature order. The
+   points are taken 8 at a time, the last 8 padded: the sums of the padding
+   are not stored. Without it, the last nu % 8 points (all of them where
+   fewer than 8 columns are computed, as in most of a fit's held updates)
+   took a scalar sum each, whose additions wait for one another. */
+#define SKPERC_LANES8(nu) (((nu) + 7) / 8 * 8)
+
 #define SKPERC_DOTS_ONE_ROW(ROW_T, r)                                       \
     {                                                                       \
         const ROW_T *row = rows + (r) * m;                                  \
-        Py_ssize_t u = 0;                                                   \
-        for (; u + 8 <= nu; u += 8) {                                       \
+        for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
             skperc_v4 a0 = SKPERC_SPLAT4(0.0), a1 = a0;                     \
             for (Py_ssize_t j = 0; j < m; j++) {                            \
                 skperc_v4 vv = SKPERC_SPLAT4((double)row[j]);               \
-                a0 += vv * skperc_load4_double(xt + j * nu + u);            \
-                a1 += vv * skperc_load4_double(xt + j * nu + u + 4);        \
+                a0 += vv * skperc_load4_double(xt + j * stride + u);        \
+                a1 += vv * skperc_load4_double(xt + j * stride + u + 4);    \
             }                                                               \
-            for (int t = 0; t < 4; t++) {                                   \
-                out[u + t][r0 + (r)] = a0[t];                               \
-                out[u + 4 + t][r0 + (r)] = a1[t];                           \
-            }                                                               \
-        }                                                                   \
-        for (; u < nu; u++) {                                               \
-            double a = 0.0;                                                 \
-            for (Py_ssize_t j = 0; j < m; j++)                              \
-                a += (double)row[j] * xt[j * nu + u];                       \
-            out[u][r0 + (r)] = a;                                           \
+            for (int t = 0; t < 8; t++)                                     \
+                if (u + t < nu)                                             \
+                    out[u + t][r0 + (r)] = t < 4 ? a0[t] : a1[t - 4];       \
         }                                                                   \
     }
 
@@ -64,11 +63,11 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
    row: 8 independent sums hide the latency of the additions, which bounds
    a single row's. */
 #define SKPERC_DOTS_MANY_BODY(ROW_T, W, R)                                  \
+    const Py_ssize_t stride = SKPERC_LANES8(nu);                            \
     Py_ssize_t r = 0;                                                       \
     for (; r + R <= n; r += R) {                                            \
         const ROW_T *block = rows + r * m;                                  \
-        Py_ssize_t u = 0;                                                   \
-        for (; u + 8 <= nu; u += 8) {                                       \
+        for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
             skperc_v##W a[R][8 / W];                                        \
             for (int k = 0; k < R; k++)                                     \
                 for (int h = 0; h < 8 / W; h++)                             \
@@ -76,7 +75,7 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
             for (Py_ssize_t j = 0; j < m; j++) {                            \
                 skperc_v##W xv[8 / W];                                      \
                 for (int h = 0; h < 8 / W; h++)                             \
-                    xv[h] = skperc_load##W##_double(xt + j * nu + u + W * h); \
+                    xv[h] = skperc_load##W##_double(xt + j * stride + u + W * h); \
                 for (int k = 0; k < R; k++) {                               \
                     skperc_v##W vv = SKPERC_SPLAT##W((double)block[k * m + j]); \
                     for (int h = 0; h < 8 / W; h++)                         \
@@ -86,15 +85,9 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
             for (int k = 0; k < R; k++)                                     \
                 for (int h = 0; h < 8 / W; h++)                             \
                     for (int t = 0; t < W; t++)                             \
-                        out[u + W * h + t][r0 + r + k] = a[k][h][t];        \
+                        if (u + W * h + t < nu)                             \
+                            out[u + W * h + t][r0 + r + k] = a[k][h][t];    \
         }                                                                   \
-        for (; u < nu; u++)                                                 \
-            for (int k = 0; k < R; k++) {                                   \
-                double s = 0.0;                                             \
-                for (Py_ssize_t j = 0; j < m; j++)                          \
-                    s += (double)block[k * m + j] * xt[j * nu + u];         \
-                out[u][r0 + r + k] = s;                                     \
-            }                                                               \
     }                                                                       \
     for (; r < n; r++)                                                      \
         SKPERC_DOTS_ONE_ROW(ROW_T, r)
