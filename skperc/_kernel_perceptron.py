@@ -404,7 +404,9 @@ class KernelPerceptron(BasePerceptron):
         averaging epoch on the support as it stands (see the Notes).
 
     cache_size : float, default=200
-        The size in MB of the cache of kernel columns, ``> 0``.
+        The size in MB of the cache of kernel columns, ``> 0``. Once full,
+        it keeps the columns it holds, and the others are computed again
+        at each use (see the user guide).
 
     {{class_weight}}
 
@@ -908,7 +910,8 @@ class KernelPerceptron(BasePerceptron):
         if spec["kind"] == KernelKind.KERNEL_PYTHON:
 
             def compute_column(j, slot):
-                cache.columns[slot] = self._kernel(points, points[j : j + 1]).ravel()
+                column = cache.columns[slot] if slot >= 0 else cache.scratch
+                column[:] = self._kernel(points, points[j : j + 1]).ravel()
 
         n_old = len(run.index)
         counters = run.counters()

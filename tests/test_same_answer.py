@@ -509,7 +509,8 @@ def test_kernel_perceptron_held_updates_give_the_same_bits(
     """On many rows, or rows too large for the processor's caches, the loop
     holds updates back and adds a block of columns at once; with a cache of
     columns too small for a block it adds each at once (from rows in panels
-    under 2 MiB): the same model, bit for bit."""
+    under 2 MiB); a full cache keeps its columns and computes the others
+    where they are added, and not into it: the same model, bit for bit."""
     X, y = _wide_data(n_classes, dtype, n_features)
     params = dict(max_iter=2, tol=None, random_state=0, **params)
     held = _fit(KernelPerceptron(**params), X, y)
@@ -517,6 +518,11 @@ def test_kernel_perceptron_held_updates_give_the_same_bits(
     # cache_size=1 (MB) holds 14 columns of 9,000 rows: fewer than a block
     one_at_a_time = _fit(KernelPerceptron(cache_size=1, **params), X, y)
     assert_same_model(held, one_at_a_time, X[:500])
+    # cache_size=5 holds 72 columns, two blocks' worth, of far more
+    # support vectors
+    full_cache = _fit(KernelPerceptron(cache_size=5, **params), X, y)
+    assert full_cache.support_.size > 500
+    assert_same_model(held, full_cache, X[:500])
 
 
 def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
@@ -526,11 +532,11 @@ def test_kernel_perceptron_held_updates_fail_as_one_at_a_time():
     X, y = _wide_data(2, np.float64, 64)
     params = dict(kernel="poly", degree=2.5, gamma=1.0, coef0=0.0, random_state=0)
     errors = []
-    for cache_size in (200, 1):
+    for cache_size in (200, 5, 1):
         with pytest.raises(ValueError, match="in epoch 1") as error:
             KernelPerceptron(cache_size=cache_size, **params).fit(X, y)
         errors.append(str(error.value))
-    assert errors[0] == errors[1]
+    assert errors[0] == errors[1] == errors[2]
 
 
 @pytest.mark.parametrize(
