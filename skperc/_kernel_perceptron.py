@@ -388,11 +388,13 @@ class KernelPerceptron(BasePerceptron):
     budget_strategy : {"merge", "remove"}, default="merge"
         How a full budget makes room. ``"merge"`` (the RBF kernel only) merges
         the support vector of the smallest coefficients (the oldest of those)
-        with the nearest vector of its class (the largest kernel value): the two
-        become one point ``z = h x_m + (1 - h) x_j`` on the segment between
-        them, with ``h`` found by golden-section search and the coefficient that
-        best replaces the pair in feature space, as in budgeted SGD [7]_ (which
-        searches every vector for the partner, with a golden-section search
+        with one of the 8 nearest vectors of its class (the largest kernel
+        values): the one whose merge at the point that weighs the two by their
+        coefficients changes the function least. The two become one point
+        ``z = h x_m + (1 - h) x_j`` on the segment between them, with ``h``
+        found by golden-section search and the coefficient that best replaces
+        the pair in feature space, as in budgeted SGD [7]_ (which searches
+        every vector of the class for the partner, a golden-section search
         each: epochs 2.4 times as long on the data of
         ``benchmarks/bench_kernel_scale.py``); ``z`` is no training sample, and
         when that merge changes the function more than removing the vector

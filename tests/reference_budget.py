@@ -5,15 +5,16 @@ vectors are no samples): the decision value of each example is the sum over
 the support vectors, the average is the explicit mean of the function after
 every step, kept as coefficients on the support vectors, and a full budget
 merges the support vector of the smallest coefficient (the oldest of
-those) with the nearest vector of its class, at the point and with the
-coefficient that change the function least, as in budgeted SGD (Wang,
-Crammer and Vucetic, 2012), or removes it when that merge changes the
-function more than the removal. With averaging, a run that ends on a full
-budget then makes one more epoch on its support as it stands, an example
-that is no support vector updating with the projection of its kernel
-function onto the span of its 8 nearest support vectors (the Projectron's
-update, Orabona, Keshet and Caputo, 2009), and answers with the mean of
-that epoch's functions.
+those) with one of the 8 nearest vectors of its class (the one whose
+merge at the point that weighs the two by their coefficients changes the
+function least), at the point and with the coefficient that change the
+function least, as in budgeted SGD (Wang, Crammer and Vucetic, 2012), or
+removes it when that merge changes the function more than the removal.
+With averaging, a run that ends on a full budget then makes one more
+epoch on its support as it stands, an example that is no support vector
+updating with the projection of its kernel function onto the span of its
+8 nearest support vectors (the Projectron's update, Orabona, Keshet and
+Caputo, 2009), and answers with the mean of that epoch's functions.
 """
 
 import numpy as np
@@ -25,6 +26,13 @@ def merged_norm2(a_m, a_j, log_k, h):
     """a_z^2 of z = h x_m + (1 - h) x_j replacing a_m x_m + a_j x_j."""
     a_z = a_m * np.exp((1 - h) ** 2 * log_k) + a_j * np.exp(h**2 * log_k)
     return a_z**2
+
+
+def merge_at_mean(a_m, a_j, k_mj):
+    """The loss of the merge at h = |a_m| / (|a_m| + |a_j|)."""
+    h = abs(a_m) / (abs(a_m) + abs(a_j))
+    before = a_m**2 + a_j**2 + 2 * a_m * a_j * k_mj
+    return before - merged_norm2(a_m, a_j, np.log(k_mj), h)
 
 
 def best_merge(a_m, a_j, k_mj):
@@ -112,14 +120,17 @@ def _merge(rows, coef, mean, owner, age, kernel):
     sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
     m = min(range(len(rows)), key=lambda s: sizes[s])
     k_m = kernel(np.array(rows), rows[m])
-    # the partner: the nearest vector of its class, the oldest of ties
+    # the partner: of the 8 nearest vectors of its class (the oldest of
+    # ties), the one whose merge at the point that weighs the two by their
+    # coefficients changes the function least, the nearest of equal losses
     same_class = np.sign(coef) == np.sign(coef[m])
     candidates = [
         j for j in range(len(rows)) if j != m and same_class[j] and k_m[j] > 0
     ]
     partner, best_h = None, 0.0
     if candidates:
-        j = min(candidates, key=lambda s: (-k_m[s], age[s]))
+        nearest_8 = sorted(candidates, key=lambda s: (-k_m[s], age[s]))[:8]
+        j = min(nearest_8, key=lambda s: merge_at_mean(coef[m], coef[s], k_m[s]))
         loss, h = best_merge(coef[m], coef[j], k_m[j])
         if loss < coef[m] ** 2:
             partner, best_h = j, h
