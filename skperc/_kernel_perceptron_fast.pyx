@@ -1729,8 +1729,8 @@ cdef double _best_merge(const Support* b, Py_ssize_t m, Py_ssize_t j,
     cdef double h1 = hi - invphi * (hi - lo), h2 = lo + invphi * (hi - lo)
     cdef double v1 = _merged_norm2(b, m, j, log_k, h1)
     cdef double v2 = _merged_norm2(b, m, j, log_k, h2)
-    cdef double before = 0.0, am, aj, h
-    cdef Py_ssize_t step, c
+    cdef double h
+    cdef Py_ssize_t step
     for step in range(GOLDEN_STEPS):
         if v1 >= v2:
             hi = h2
@@ -1746,11 +1746,19 @@ cdef double _best_merge(const Support* b, Py_ssize_t m, Py_ssize_t j,
             v2 = _merged_norm2(b, m, j, log_k, h2)
     h = 0.5 * (lo + hi)
     h_out[0] = h
+    return _pair_norm2(b, m, j, k_mj) - _merged_norm2(b, m, j, log_k, h)
+
+
+cdef double _pair_norm2(const Support* b, Py_ssize_t m, Py_ssize_t j,
+                        double k_mj) noexcept nogil:
+    """||a_m phi(x_m) + a_j phi(x_j)||^2, summed over the problems."""
+    cdef double total = 0.0, am, aj
+    cdef Py_ssize_t c
     for c in range(b.n_problems):
         am = b.coef[c * b.capacity + m]
         aj = b.coef[c * b.capacity + j]
-        before += am * am + aj * aj + 2.0 * am * aj * k_mj
-    return before - _merged_norm2(b, m, j, log_k, h)
+        total += am * am + aj * aj + 2.0 * am * aj * k_mj
+    return total
 
 
 cdef double _merge_at_mean(const Support* b, Py_ssize_t m, Py_ssize_t j,
@@ -1758,16 +1766,39 @@ cdef double _merge_at_mean(const Support* b, Py_ssize_t m, Py_ssize_t j,
     """The loss of _best_merge at h = |a_m| / (|a_m| + |a_j|) (the norms of
     the coefficients over the problems): the point of the segment that
     weighs the two by their coefficients."""
-    cdef double am2 = 0.0, aj2 = 0.0, before = 0.0, am, aj, h
+    cdef double am2 = 0.0, aj2 = 0.0, h
     cdef Py_ssize_t c
     for c in range(b.n_problems):
-        am = b.coef[c * b.capacity + m]
-        aj = b.coef[c * b.capacity + j]
-        am2 += am * am
-        aj2 += aj * aj
-        before += am * am + aj * aj + 2.0 * am * aj * k_mj
+        am2 += b.coef[c * b.capacity + m] * b.coef[c * b.capacity + m]
+        aj2 += b.coef[c * b.capacity + j] * b.coef[c * b.capacity + j]
     h = sqrt(am2) / (sqrt(am2) + sqrt(aj2))
-    return before - _merged_norm2(b, m, j, log(k_mj), h)
+    return _pair_norm2(b, m, j, k_mj) - _merged_norm2(b, m, j, log(k_mj), h)
+
+
+cdef inline bint _nearer(const double* krow, const int64_t* age, Py_ssize_t j,
+                         Py_ssize_t other) noexcept nogil:
+    """Whether slot j is nearer than slot other: the larger kernel value
+    in krow; of equal values, the older (age), or without age the one seen
+    first."""
+    return krow[j] > krow[other] or (
+        age != NULL and krow[j] == krow[other] and age[j] < age[other])
+
+
+cdef Py_ssize_t _keep_nearest(Py_ssize_t* near, Py_ssize_t count,
+                              Py_ssize_t limit, Py_ssize_t j,
+                              const double* krow,
+                              const int64_t* age) noexcept nogil:
+    """Slot j into near, the count nearest slots so far, nearest first (see
+    _nearer), keeping at most limit of them, by insertion; the new count."""
+    cdef Py_ssize_t p
+    if count == limit and not _nearer(krow, age, j, near[count - 1]):
+        return count
+    p = count if count < limit else limit - 1
+    while p > 0 and _nearer(krow, age, j, near[p - 1]):
+        near[p] = near[p - 1]
+        p -= 1
+    near[p] = j
+    return count + 1 if count < limit else count
 
 
 cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
@@ -1785,17 +1816,9 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef double* g = b.near_gram
     cdef double* u = b.near_coef
     cdef double largest = 0.0, value
-    # the m largest values, in decreasing order, by insertion
+    # the m largest values, in decreasing order (the lower slot of ties)
     for s in range(b.n_support):
-        if count == m and not krow[s] > krow[near[m - 1]]:
-            continue
-        p = count if count < m else m - 1
-        while p > 0 and krow[s] > krow[near[p - 1]]:
-            near[p] = near[p - 1]
-            p -= 1
-        near[p] = s
-        if count < m:
-            count += 1
+        count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
         for q in range(p, m):
             _kernel_row(kernel, b.rows + near[q] * d, b.sq_norms + near[q], 1,
@@ -1824,26 +1847,18 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     return m
 
 
-cdef inline bint _nearer(const Support* b, Py_ssize_t j,
-                         Py_ssize_t other) noexcept nogil:
-    """Whether slot j is nearer the vector of b.krow than slot other: the
-    larger kernel value, the older of ties."""
-    return b.krow[j] > b.krow[other] or (
-        b.krow[j] == b.krow[other] and b.age[j] < b.age[other])
-
-
 # The partner of a merge is one of the MERGE_CANDIDATES nearest vectors of
 # the class: the one whose merge at the point that weighs the two by their
 # coefficients (_merge_at_mean) changes the function least; its point is
 # then found by golden-section search. Measured
 # (benchmarks/bench_kernel_scale.py, budget 500, the default early stopping,
-# one fit each), with the nearest vector alone, with a golden-section search on each of the 8 nearest, and
-# as here: on the wide data 0.920, 0.934 and 0.929 at 40,000 examples
-# (unbudgeted: 0.938) and 0.904, 0.909 and 0.912 at 10,000; on the clusters
-# 0.899, 0.899 and 0.897 at 40,000 and 0.888, 0.886 and 0.888 at 10,000, in
-# epochs of 0.124, 0.172 and 0.129 s at 40,000. Budgeted SGD searches every
-# vector of the class: epochs 2.4 times as long as with the nearest alone on
-# the clusters.
+# one fit each), with the nearest vector alone, with a golden-section search
+# on each of the 8 nearest, and as here: on the wide data 0.920, 0.934 and
+# 0.929 at 40,000 examples (unbudgeted: 0.938) and 0.904, 0.909 and 0.912 at
+# 10,000; on the clusters 0.899, 0.899 and 0.897 at 40,000 and 0.888, 0.886
+# and 0.888 at 10,000, in epochs of 0.124, 0.172 and 0.129 s at 40,000.
+# Budgeted SGD searches every vector of the class: epochs 2.4 times as long as
+# with the nearest alone on the clusters.
 cdef enum:
     MERGE_CANDIDATES = 8
 
@@ -1880,16 +1895,8 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
             # k = 0: the merge is a removal of the smaller, no better
             if j == m or b.code[j] != b.code[m] or not b.krow[j] > 0.0:
                 continue
-            if (count == MERGE_CANDIDATES
-                    and not _nearer(b, j, b.near[count - 1])):
-                continue
-            p = count if count < MERGE_CANDIDATES else MERGE_CANDIDATES - 1
-            while p > 0 and _nearer(b, j, b.near[p - 1]):
-                b.near[p] = b.near[p - 1]
-                p -= 1
-            b.near[p] = j
-            if count < MERGE_CANDIDATES:
-                count += 1
+            count = _keep_nearest(b.near, count, MERGE_CANDIDATES, j, b.krow,
+                                  b.age)
         best = INFINITY
         for p in range(count):
             loss = _merge_at_mean(b, m, b.near[p], b.krow[b.near[p]])
