@@ -419,7 +419,8 @@ class KernelPerceptron(BasePerceptron):
         computation and the addition of each kernel column (each thread a block
         of at least 4,096 points: a smaller sample uses fewer threads); with a
         ``budget``, the kernel rows over the support of each block of 64
-        examples (then examined one by one), and the function on the batch at
+        examples (then examined one by one, by one thread while the others
+        compute the rows of the next block), and the function on the batch at
         the end of a call; in :meth:`decision_function`, the chunks of rows of
         ``X``. A multiclass fit trains its one-vs-rest problems in one pass
         that shares each column among them, so they share the same threads: no
@@ -991,19 +992,21 @@ class KernelPerceptron(BasePerceptron):
             return X.shape[0] > _EARLY_STOPPING_SAMPLES or self._budget_binds(X)
         return self.early_stopping
 
-    def _check_kernel_failure(self, failure, points):
-        """Raise for the value that was not finite in a call of the loop,
-        naming a kernel that gave NaN on finite input."""
+    def _check_kernel_failure(self, failure, *points):
+        """Raise for the value that was not finite in a call of the loop on
+        the rows of ``points``, naming a kernel that gave NaN on finite
+        input."""
         if failure[0] == Quantity.KERNEL_NAN:
             # NaN from finite squared norms is the kernel's own; from norms
             # that overflow it is inf - inf, an overflow
             with np.errstate(over="ignore"):
-                norms = (
-                    squared_norms(points)
+                norms = [
+                    squared_norms(rows)
                     if self._on_features()
-                    else row_norms(points, squared=True)
-                )
-            norms_finite = np.isfinite(norms).all()
+                    else row_norms(rows, squared=True)
+                    for rows in points
+                ]
+            norms_finite = all(np.isfinite(values).all() for values in norms)
             if norms_finite:
                 self._raise_nan_kernel(failure[1])
             failure[0] = Quantity.KERNEL_VALUE
@@ -1162,7 +1165,7 @@ class KernelPerceptron(BasePerceptron):
                 continued,
                 n_threads=effective_n_jobs(self.n_jobs),
             )
-            check_failure(failure, _REMEDY)
+            self._check_kernel_failure(failure, X, support.rows[: support.n_support])
             return result
 
         validated = stop_when_separated and self._early_stopping(X)

@@ -231,6 +231,31 @@ cdef void _dots(const floating* rows, Py_ssize_t n, Py_ssize_t m,
         out[r] = a0
 
 
+cdef double _weighted_sum(const double* a, const double* v,
+                          Py_ssize_t n) noexcept nogil:
+    """sum_s a[s] v[s] as 8 independent sums, of the slots s = l (mod 8)
+    each in order, added pairwise ((0+1)+(2+3))+((4+5)+(6+7)), and the last
+    n % 8 in order: the same bits on every machine, where one sum in order
+    waits on each of its additions (the budgeted loop's decision value, a
+    sum over the support for each example it examines)."""
+    cdef Py_ssize_t s, end = n - n % 8
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0, total
+    for s in range(0, end, 8):
+        a0 += a[s] * v[s]
+        a1 += a[s + 1] * v[s + 1]
+        a2 += a[s + 2] * v[s + 2]
+        a3 += a[s + 3] * v[s + 3]
+        a4 += a[s + 4] * v[s + 4]
+        a5 += a[s + 5] * v[s + 5]
+        a6 += a[s + 6] * v[s + 6]
+        a7 += a[s + 7] * v[s + 7]
+    total = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+    for s in range(end, n):
+        total += a[s] * v[s]
+    return total
+
+
 cdef void _sparse_dots(const floating* values, const int32_t* indices,
                        const int32_t* indptr, Py_ssize_t n, const double* x,
                        double* out) noexcept nogil:
@@ -1539,7 +1564,11 @@ cdef enum:
 # support vectors that change meanwhile (a merge, a removal, a new one) are
 # marked, and only their values are computed again for the examples after
 # the change. At 64 examples the threads share rows of 64 x budget values
-# and an update marks about three slots of the budget.
+# and an update marks about three slots of the budget. With more than one
+# thread, the rows of the next block are computed while one thread
+# examines the block (_examine_and_rows), from the panels as the block
+# began: its examples then compute again the slots changed in the block
+# before theirs too.
 cdef enum:
     BUDGET_BLOCK = 64
 
@@ -1553,9 +1582,12 @@ cdef struct Support:
     int strategy
     int32_t first_class
     double* rows              # (capacity, n_features): the support
-    # the rows again in feature-major panels (dots.h), as they stood when
-    # the block began (see _refresh_panels), or NULL without AVX2
+    # the rows again in feature-major panels (dots.h), as they stood at the
+    # last _refresh_panels, or NULL without AVX2; the squared norms and
+    # the size of the support then
     double* panels
+    double* panel_sq          # (capacity,)
+    Py_ssize_t panel_n
     double* sq_norms          # (capacity,): their ||x||^2
     double* coef              # (n_problems, capacity)
     double* avg_coef          # like coef, or NULL without averaging
@@ -1572,10 +1604,15 @@ cdef struct Support:
     Py_ssize_t* near
     double* near_gram
     double* near_coef
-    # the slots whose row changed since the block's kernel rows
+    # the slots whose row changed since the last _refresh_panels
     unsigned char* dirty      # (capacity,)
     int64_t* dirty_list       # (capacity,): those slots, n_dirty of them
     Py_ssize_t n_dirty
+    # the slots whose row changed since the kernel rows of the block that
+    # the loop examines
+    unsigned char* stale      # (capacity,)
+    int64_t* stale_list       # (capacity,): those slots, n_stale of them
+    Py_ssize_t n_stale
     # scratch of an example's values on the changed slots (_changed_values):
     # the slots in the support, their values, their squared norms
     int64_t* changed          # (capacity,)
@@ -1593,29 +1630,67 @@ cdef inline double* _coef_at(Support* b, Py_ssize_t c) noexcept nogil:
 
 
 cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
-    """Mark slot s as changed since the block's kernel rows."""
+    """Mark slot s as changed: since the panels and since the block's
+    kernel rows."""
     if not b.dirty[s]:
         b.dirty[s] = 1
         b.dirty_list[b.n_dirty] = s
         b.n_dirty += 1
+    if not b.stale[s]:
+        b.stale[s] = 1
+        b.stale_list[b.n_stale] = s
+        b.n_stale += 1
 
 
 cdef void _refresh_panels(Support* b) noexcept nogil:
-    """Copy the rows changed since the last block into their panels, and
-    clear their marks, for a new block."""
+    """Copy the rows changed since the last refresh into their panels (and
+    their squared norms, and the size of the support), and clear their
+    marks."""
     cdef Py_ssize_t t, j, s, d = b.n_features
     cdef double* panel
     for t in range(b.n_dirty):
         s = b.dirty_list[t]
         b.dirty[s] = 0
         # a slot past the support holds no vector, and its value is not read
-        if b.panels == NULL or s >= b.n_support:
+        if s >= b.n_support:
+            continue
+        b.panel_sq[s] = b.sq_norms[s]
+        if b.panels == NULL:
             continue
         panel = (b.panels + (s // SKPERC_PANEL) * d * SKPERC_PANEL
                  + s % SKPERC_PANEL)
         for j in range(d):
             panel[j * SKPERC_PANEL] = b.rows[s * d + j]
     b.n_dirty = 0
+    b.panel_n = b.n_support
+
+
+cdef void _clear_stale(Support* b) noexcept nogil:
+    cdef Py_ssize_t t
+    for t in range(b.n_stale):
+        b.stale[b.stale_list[t]] = 0
+    b.n_stale = 0
+
+
+cdef void _begin_rows(Support* b) noexcept nogil:
+    """Before the kernel rows of a block computed from the support as it
+    stands: the panels refreshed, no slot stale."""
+    _clear_stale(b)
+    _refresh_panels(b)
+
+
+cdef void _begin_overlap(Support* b) noexcept nogil:
+    """Before a block is examined while the next block's rows are computed
+    from the panels: the block's rows came from the panels as they stood
+    at the last refresh, so the slots changed since are its stale ones;
+    then the panels are refreshed for the next block's."""
+    cdef Py_ssize_t t
+    _clear_stale(b)
+    for t in range(b.n_dirty):
+        b.stale[b.dirty_list[t]] = 1
+        b.stale_list[t] = b.dirty_list[t]
+    b.n_stale = b.n_dirty
+    _refresh_panels(b)
 
 
 cdef void _support_row(const Support* b, const Kernel* kernel, const double* x,
@@ -1636,12 +1711,13 @@ cdef void _support_row(const Support* b, const Kernel* kernel, const double* x,
     _apply_kernel(kernel, b.sq_norms, b.n_support, sq_norm_x, out)
 
 
-cdef void _changed_values(Support* b, const Kernel* kernel, const double* x,
+cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
                           double sq_norm_x, double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
-    since the block's kernel rows: four at a time, as four independent
-    sums, each in feature order as _dots sums one row (the same bits as one
-    slot at a time, where each sum waited on its own additions)."""
+    since the block's kernel rows (the stale ones): four at a time, as four
+    independent sums, each in feature order as _dots sums one row (the same
+    bits as one slot at a time, where each sum waited on its own
+    additions). Whether the new values are all finite."""
     cdef Py_ssize_t t, j, n = 0, d = b.n_features
     cdef Py_ssize_t end
     cdef const double* r0
@@ -1651,10 +1727,10 @@ cdef void _changed_values(Support* b, const Kernel* kernel, const double* x,
     cdef double a0, a1, a2, a3, xj
     cdef double* values = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
-    for t in range(b.n_dirty):
-        if b.dirty_list[t] < b.n_support:
-            b.changed[n] = b.dirty_list[t]
-            sq[n] = b.sq_norms[b.dirty_list[t]]
+    for t in range(b.n_stale):
+        if b.stale_list[t] < b.n_support:
+            b.changed[n] = b.stale_list[t]
+            sq[n] = b.sq_norms[b.stale_list[t]]
             n += 1
     end = n - n % 4
     for t in range(0, end, 4):
@@ -1678,6 +1754,7 @@ cdef void _changed_values(Support* b, const Kernel* kernel, const double* x,
     _apply_kernel(kernel, sq, n, sq_norm_x, values)
     for t in range(n):
         krow[b.changed[t]] = values[t]
+    return _all_finite(values, n)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -2003,48 +2080,109 @@ cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
             b.snap_n[at] = n
 
 
+cdef struct Block:
+    # examples that the loop examines together: their places in the visit
+    # order, their rows as float64, squared norms, kernel rows over the
+    # support (capacity values each) and whether each row is all finite
+    const Py_ssize_t* visit
+    Py_ssize_t n
+    double* x
+    double* sq
+    double* krows
+    unsigned char* finite
+
+
 cdef void _block_rows(Support* b, const Kernel* kernel,
-                      const Kernel* examples, const Py_ssize_t* visit,
-                      Py_ssize_t n, double* xb, double* sqb, double* kb,
+                      const Kernel* examples, const Block* block,
                       Py_ssize_t n_threads) noexcept nogil:
-    """For the n examples of visit: their rows as float64 in xb, their
-    squared norms in sqb and their kernel rows over the support in kb (a
-    row of capacity values each), SKPERC_POINTS examples at a time, split
-    among n_threads; the panels are fresh (_refresh_panels). Each row is
+    """The rows, squared norms and kernel rows of the examples of block,
+    SKPERC_POINTS examples at a time, split among n_threads: over the
+    support as it stood at the last _refresh_panels (the panels, or without
+    them the rows, which nothing changes meanwhile). Each row is
     computed as _kernel_row computes one example's, whichever thread runs
     it; every squared norm of the budgeted loop is squared_norm of a
     float64 row, so that a call that resumes a run computes the kernel of
     the support to the same bits."""
-    cdef Py_ssize_t g, n_groups = (n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef Py_ssize_t g, n_groups = (block.n + SKPERC_POINTS - 1) // SKPERC_POINTS
     if n_threads > 1:
         for g in prange(n_groups, num_threads=n_threads, schedule="static"):
-            _group_rows(b, kernel, examples, visit, n, g * SKPERC_POINTS, xb,
-                        sqb, kb)
+            _group_rows(b, kernel, examples, block, g * SKPERC_POINTS)
     else:
         for g in range(n_groups):
-            _group_rows(b, kernel, examples, visit, n, g * SKPERC_POINTS, xb,
-                        sqb, kb)
+            _group_rows(b, kernel, examples, block, g * SKPERC_POINTS)
 
 
-cdef void _group_rows(Support* b, const Kernel* kernel,
-                      const Kernel* examples, const Py_ssize_t* visit,
-                      Py_ssize_t n, Py_ssize_t first, double* xb, double* sqb,
-                      double* kb) noexcept nogil:
+cdef void _group_rows(const Support* b, const Kernel* kernel,
+                      const Kernel* examples, const Block* block,
+                      Py_ssize_t first) noexcept nogil:
     """_block_rows for the examples first <= q < first + SKPERC_POINTS (and
-    < n): a whole group reads the panels once for all of its examples."""
-    cdef Py_ssize_t q, last = min(first + SKPERC_POINTS, n)
-    cdef Py_ssize_t d = b.n_features, cap = b.capacity
+    < block.n): a whole group reads the panels once for all of its
+    examples. It reads no field of b that examining changes."""
+    cdef Py_ssize_t q, last = min(first + SKPERC_POINTS, block.n)
+    cdef Py_ssize_t d = b.n_features, cap = b.capacity, size = b.panel_n
+    cdef double* x = block.x
+    cdef double* krows = block.krows
     for q in range(first, last):
-        _point(examples, visit[q], xb + q * d)
-        sqb[q] = squared_norm(xb + q * d, d)
-    if b.panels == NULL or last - first < SKPERC_POINTS:
+        _point(examples, block.visit[q], x + q * d)
+        block.sq[q] = squared_norm(x + q * d, d)
+    if b.panels == NULL:
         for q in range(first, last):
-            _support_row(b, kernel, xb + q * d, sqb[q], kb + q * cap)
-        return
-    skperc_dots_panels_points(b.panels, b.n_support, d, xb + first * d, d,
-                              kb + first * cap, cap)
+            _dots(b.rows, size, d, x + q * d, krows + q * cap)
+    elif last - first < SKPERC_POINTS:
+        for q in range(first, last):
+            skperc_dots_panels(b.panels, 0, size, d, x + q * d, krows + q * cap)
+    else:
+        skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
+                                  krows + first * cap, cap)
     for q in range(first, last):
-        _apply_kernel(kernel, b.sq_norms, b.n_support, sqb[q], kb + q * cap)
+        _apply_kernel(kernel, b.panel_sq, size, block.sq[q], krows + q * cap)
+        block.finite[q] = _all_finite(krows + q * cap, size)
+
+
+cdef int _examine_block(Support* b, const Kernel* kernel, Epochs* e,
+                        const Block* block, const double* diag,
+                        const int32_t* y, const double* weight,
+                        bint first_epoch, double* delta,
+                        double* delta_avg) except -1 nogil:
+    """Examine the examples of block in turn (_examine_budget); 0 on a
+    value that is not finite."""
+    cdef Py_ssize_t q, i, d = b.n_features, cap = b.capacity
+    for q in range(block.n):
+        i = block.visit[q]
+        if weight[i] == 0.0:
+            continue
+        if first_epoch and not _see_norm(e, diag[i]):
+            return 0
+        if not _examine_budget(b, kernel, e, i, block.x + q * d, block.sq[q],
+                               block.krows + q * cap, block.finite[q], y[i],
+                               weight[i], delta, delta_avg):
+            return 0
+    return 1
+
+
+cdef int _examine_and_rows(Support* b, const Kernel* kernel,
+                           const Kernel* examples, Epochs* e,
+                           const Block* block, const Block* next,
+                           const double* diag, const int32_t* y,
+                           const double* weight, bint first_epoch,
+                           double* delta, double* delta_avg,
+                           Py_ssize_t n_threads) except -1 nogil:
+    """_examine_block on block in one thread while the others compute the
+    rows of next (_group_rows) from the panels, which the examining does
+    not write; the thread that examines takes the groups left when it is
+    done. _begin_overlap comes first. 0 on a value that is not finite."""
+    cdef Py_ssize_t g, n_groups = (next.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef int[1] examined
+    examined[0] = 1
+    # dynamic: the iterations go out in order, the examining first
+    for g in prange(n_groups + 1, num_threads=n_threads, schedule="dynamic",
+                    chunksize=1):
+        if g == 0:
+            examined[0] = _examine_block(b, kernel, e, block, diag, y, weight,
+                                         first_epoch, delta, delta_avg)
+        else:
+            _group_rows(b, kernel, examples, next, (g - 1) * SKPERC_POINTS)
+    return examined[0]
 
 
 cdef int _run_budget_epochs(
@@ -2059,48 +2197,59 @@ cdef int _run_budget_epochs(
     Epochs* e,
     double* delta,
     double* delta_avg,
-    double* xb,
-    double* sqb,
-    double* kb,
+    Block* blocks,
     Py_ssize_t n_threads,
 ) except -1 nogil:
     """The epochs of one budgeted call over the examples of visit, the
-    points of ``examples``, BUDGET_BLOCK at a time (xb, sqb and kb hold a
-    block, as _block_rows fills them). A kernel value, radius, threshold or
-    decision value that is not finite stops the call, recorded in
-    e.failure."""
-    cdef Py_ssize_t cap = b.capacity, d = b.n_features
-    cdef Py_ssize_t epoch, start, n_block, q, i
+    points of ``examples``, BUDGET_BLOCK at a time (in the two blocks,
+    each with room for BUDGET_BLOCK examples). A kernel value, radius,
+    threshold or decision value that is not finite stops the call,
+    recorded in e.failure."""
+    cdef Py_ssize_t epoch, threads
     cdef Py_ssize_t countdown = CHECK_EVERY
+    cdef Block* block
+    cdef Block* next
+    cdef Block* swap
 
     if not start_run(e):
         return 0
     for epoch in range(e.control.max_iter):
         if begin_epoch(e, epoch, visit, n_visit) == 0:
             break
-        start = 0
-        while start < n_visit:
-            n_block = min(<Py_ssize_t>BUDGET_BLOCK, n_visit - start)
-            _refresh_panels(b)
+        block = &blocks[0]
+        next = &blocks[1]
+        block.visit = visit
+        block.n = min(<Py_ssize_t>BUDGET_BLOCK, n_visit)
+        _begin_rows(b)
+        # (the fewest kernel values a thread takes as for the columns)
+        _block_rows(b, kernel, examples, block,
+                    _n_blocks(n_threads, block.n * b.n_support))
+        while block.n > 0:
+            next.visit = block.visit + block.n
+            next.n = min(<Py_ssize_t>BUDGET_BLOCK,
+                         n_visit - (next.visit - visit))
             # a block costs a kernel row over the support per example
-            countdown -= n_block * (1 + b.n_support // 64)
+            countdown -= block.n * (1 + b.n_support // 64)
             if countdown <= 0:
                 countdown = CHECK_EVERY
                 interrupted(e)
-            # (the fewest kernel values a thread takes as for the columns)
-            _block_rows(b, kernel, examples, visit + start, n_block, xb, sqb,
-                        kb, _n_blocks(n_threads, n_block * b.n_support))
-            for q in range(n_block):
-                i = visit[start + q]
-                if weight[i] == 0.0:
-                    continue
-                if epoch == 0 and not _see_norm(e, diag[i]):
+            threads = _n_blocks(n_threads, next.n * b.n_support)
+            if threads > 1 and b.panels != NULL:
+                _begin_overlap(b)
+                if not _examine_and_rows(b, kernel, examples, e, block, next,
+                                         diag, y, weight, epoch == 0, delta,
+                                         delta_avg, threads):
                     return 0
-                if not _examine_budget(b, kernel, e, i, xb + q * d, sqb[q],
-                                       kb + q * cap, y[i], weight[i], delta,
-                                       delta_avg):
+            else:
+                if not _examine_block(b, kernel, e, block, diag, y, weight,
+                                      epoch == 0, delta, delta_avg):
                     return 0
-            start += n_block
+                if next.n > 0:
+                    _begin_rows(b)
+                    _block_rows(b, kernel, examples, next, threads)
+            swap = block
+            block = next
+            next = swap
         if rule_on(e):
             _support_moves(b, kernel, e)
         end_epoch(e, b.n_support)
@@ -2111,11 +2260,12 @@ cdef int _run_budget_epochs(
 
 cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
                          Py_ssize_t i, const double* x, double sq_norm,
-                         double* krow, int32_t label, double weight,
-                         double* delta, double* delta_avg) except -1 nogil:
+                         double* krow, bint finite_row, int32_t label,
+                         double weight, double* delta,
+                         double* delta_avg) except -1 nogil:
     """Examine example i (row x, its squared norm, its kernel row over the
-    support as the block began): correct the values of the slots changed
-    since, then update each problem that it makes a mistake on, making room
+    support as the block began, and whether that row was all finite):
+    correct the values of the slots changed since, then update each problem that it makes a mistake on, making room
     first when it is not a support vector (or, with BUDGET_PROJECT, adding
     the update times its projection (_project) to the coefficients of its
     nearest support vectors). 0 on a value that is not finite."""
@@ -2123,18 +2273,19 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     cdef Py_ssize_t c, s, t, slot, n_near
     cdef double yc, value
     cdef bint updated = False
-    _changed_values(b, kernel, x, sq_norm, krow)
-    if not _all_finite(krow, b.n_support):
-        fail(e.failure, KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
+    # a row found finite in the threads can only have lost that in the
+    # changed slots; one that was not may have lost its non-finite values
+    if not (_changed_values(b, kernel, x, sq_norm, krow) and finite_row
+            or _all_finite(krow, b.n_support)):
+        fail(e.failure, KERNEL_NAN if _any_nan(krow, b.n_support)
+             else KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
         return 0
     for c in range(k):
         delta[c] = 0.0
         if not active(e, c):
             continue
         yc = 1.0 if label == b.first_class + c else -1.0
-        value = 0.0
-        for s in range(b.n_support):
-            value += b.coef[c * cap + s] * krow[s]
+        value = _weighted_sum(b.coef + c * cap, krow, b.n_support)
         if not _examine(e, c, i, yc, value, weight, delta, delta_avg):
             return 0
         updated = updated or delta[c] != 0.0
@@ -2177,6 +2328,47 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         if b.avg_coef != NULL:
             b.avg_coef[c * cap + slot] += delta_avg[c]
     return 1
+
+
+cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
+    """Point the marks, panels and panel norms of b (its capacity and
+    n_features set, its support in b.rows and b.sq_norms) and the buffers
+    of n_blocks blocks to new arrays, and fill the panels from the support;
+    returns the arrays, which must outlive their use."""
+    cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
+    # The kernel rows over the support (of the blocks' examples, and of the
+    # vector to merge) read it from panels, and the validation score of
+    # early stopping its rows (kernel_products). Measured against C-ordered
+    # rows, alternating (budget 500, 100 features, 40,000 examples): a fit
+    # took 0.7 times as long, on one thread and on two; with 20 features,
+    # where these products take a smaller part, 0.9.
+    cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
+    cdef double[::1] panels = _line_aligned_zeros(
+        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
+    cdef double[::1] panel_sq = np.zeros(cap)
+    cdef unsigned char[::1] marks = np.zeros(2 * cap, dtype=np.uint8)
+    cdef int64_t[::1] lists = np.zeros(2 * cap, dtype=np.int64)
+    cdef double[::1] x = np.zeros(n_blocks * BUDGET_BLOCK * d)
+    cdef double[::1] sq = np.zeros(n_blocks * BUDGET_BLOCK)
+    cdef double[::1] krows = np.zeros(n_blocks * BUDGET_BLOCK * cap)
+    cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * BUDGET_BLOCK,
+                                                   dtype=np.uint8)
+    b.panels = &panels[0] if panels.shape[0] > 0 else NULL
+    b.panel_sq = &panel_sq[0]
+    b.dirty = &marks[0]
+    b.stale = &marks[cap]
+    b.dirty_list = &lists[0]
+    b.stale_list = &lists[cap]
+    b.n_dirty = b.n_stale = 0
+    for t in range(n_blocks):
+        blocks[t].x = &x[t * BUDGET_BLOCK * d]
+        blocks[t].sq = &sq[t * BUDGET_BLOCK]
+        blocks[t].krows = &krows[t * BUDGET_BLOCK * cap]
+        blocks[t].finite = &finite_rows[t * BUDGET_BLOCK]
+    for t in range(b.n_support):
+        _mark(b, t)
+    _refresh_panels(b)
+    return panels, panel_sq, marks, lists, x, sq, krows, finite_rows
 
 
 def run_budget_epochs(
@@ -2273,20 +2465,7 @@ def run_budget_epochs(
     cdef int64_t[::1] snap_n = snap_sizes
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)
-    cdef double[::1] xb = np.zeros(BUDGET_BLOCK * d)
-    cdef double[::1] sqb = np.zeros(BUDGET_BLOCK)
-    cdef double[::1] kb = np.zeros(BUDGET_BLOCK * cap)
-    cdef unsigned char[::1] dirty = np.zeros(cap, dtype=np.uint8)
-    cdef int64_t[::1] dirty_list = np.zeros(cap, dtype=np.int64)
-    # The kernel rows over the support (of the blocks' examples, and of the
-    # vector to merge) read it from panels, and the validation score of
-    # early stopping its rows (kernel_products). Measured against C-ordered
-    # rows, alternating (budget 500, 100 features, 40,000 examples): a fit
-    # took 0.7 times as long, on one thread and on two; with 20 features,
-    # where these products take a smaller part, 0.9.
-    cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
-    cdef double[::1] panels = _line_aligned_zeros(
-        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
+    cdef Block[2] blocks
 
     # the kernel on the support, and the examples' rows
     cdef Kernel examples
@@ -2326,21 +2505,13 @@ def run_budget_epochs(
     b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL
     b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
     b.snap_n = &snap_n[0]
-    b.dirty = &dirty[0]
-    b.dirty_list = &dirty_list[0]
-    b.n_dirty = 0
-    b.panels = NULL
-    if panels.shape[0] > 0:
-        b.panels = &panels[0]
-        for ii in range(b.n_support):
-            _mark(&b, ii)
-        _refresh_panels(&b)
+    held = _hold_blocks(&b, blocks, 2)
 
     with nogil:
         _run_budget_epochs(
             &b, &kernel, &examples, &diag[0], &y[0], &weight[0], &visit[0],
-            visit.shape[0], &e, &delta[0], &delta_avg[0], &xb[0], &sqb[0],
-            &kb[0], max(1, n_threads),
+            visit.shape[0], &e, &delta[0], &delta_avg[0], blocks,
+            max(1, n_threads),
         )
     state[0] = b.n_support
     state[1] = b.clock
@@ -2354,24 +2525,17 @@ def support_block_rows(X, vectors, KernelSpec spec,
     float32), of shape (len(X), len(vectors)), computed as the budgeted loop
     computes the kernel rows of a block of examples (_block_rows)."""
     cdef Support b
+    cdef Block block
     cdef Kernel kernel, examples
     # a copy: the rows of a Support are writable (the loop merges into them)
     cdef double[:, ::1] support = np.array(vectors, dtype=np.float64, order="C")
     cdef Py_ssize_t n = X.shape[0], n_support = support.shape[0]
-    cdef Py_ssize_t d = support.shape[1], start, s, n_block
-    cdef Py_ssize_t n_panels = (n_support + SKPERC_PANEL - 1) // SKPERC_PANEL
+    cdef Py_ssize_t d = support.shape[1], start
     if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not (
             X.shape[1] == d and n_support > 0 and n_threads >= 1):
         raise ValueError("support_block_rows: a kernel on the features, "
                          "arrays that fit, and n_threads >= 1.")
     cdef double[::1] sq = squared_norms(support.base)
-    cdef double[::1] panels = _line_aligned_zeros(
-        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
-    cdef unsigned char[::1] dirty = np.zeros(n_support, dtype=np.uint8)
-    cdef int64_t[::1] dirty_list = np.zeros(n_support, dtype=np.int64)
-    cdef double[::1] xb = np.zeros(BUDGET_BLOCK * d)
-    cdef double[::1] sqb = np.zeros(BUDGET_BLOCK)
-    cdef double[:, ::1] kb = np.zeros((BUDGET_BLOCK, n_support))
     cdef Py_ssize_t[::1] visit = np.arange(n, dtype=np.intp)
     out = np.zeros((n, n_support))
     _set_kernel(&kernel, support.base, sq, spec, None, np.empty(0))
@@ -2381,17 +2545,13 @@ def support_block_rows(X, vectors, KernelSpec spec,
     b.n_features = d
     b.rows = &support[0, 0]
     b.sq_norms = &sq[0]
-    b.dirty = &dirty[0]
-    b.dirty_list = &dirty_list[0]
-    if panels.shape[0] > 0:
-        b.panels = &panels[0]
-        for s in range(n_support):
-            _mark(&b, s)
-        _refresh_panels(&b)
+    held = _hold_blocks(&b, &block, 1)
+    krows = np.asarray(held[6])[: BUDGET_BLOCK * n_support].reshape(
+        BUDGET_BLOCK, n_support)
     for start in range(0, n, BUDGET_BLOCK):
-        n_block = min(<Py_ssize_t>BUDGET_BLOCK, n - start)
+        block.visit = &visit[start]
+        block.n = min(<Py_ssize_t>BUDGET_BLOCK, n - start)
         with nogil:
-            _block_rows(&b, &kernel, &examples, &visit[start], n_block, &xb[0],
-                        &sqb[0], &kb[0, 0], n_threads)
-        out[start : start + n_block] = kb.base[:n_block]
+            _block_rows(&b, &kernel, &examples, &block, n_threads)
+        out[start : start + block.n] = krows[: block.n]
     return out

@@ -238,6 +238,47 @@ def test_kernel_perceptron_kernel_overflow(params, scale, naive_kernel):
     assert "kernel values" in str(error.value)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("p, q", [(2, 3), (300, 420), (400, 448)])
+def test_budgeted_kernel_perceptron_nan_kernel_value_stops_the_loop(p, q, n_jobs):
+    # A "poly" kernel of degree 2.5 is NaN on a negative base: here only
+    # between x_p and x_q, where x_p is a support vector when x_q is
+    # examined. At (2, 3) x_p entered the support after the kernel row of
+    # x_q over it was computed (one block); at (300, 420) that row holds
+    # x_p (a later block); at (400, 448), with two threads, the row was
+    # computed while the block of x_p was examined. Either way the loop
+    # finds the kernel value, and names it NaN, before the decision value
+    # that it makes NaN.
+    rng = np.random.RandomState(0)
+    X = np.column_stack([np.ones(600), rng.uniform(-0.1, 0.1, size=(600, 2))])
+    X[p] = [1.0, 5.0, 0.0]
+    X[q] = [1.0, -5.0, 0.0]
+    y = np.arange(600) % 2
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan((0.5 * X @ X.T) ** 2.5)
+    assert_array_equal(np.argwhere(nan), [[p, q], [q, p]])
+    params = dict(
+        kernel="poly",
+        degree=2.5,
+        gamma=0.5,
+        coef0=0.0,
+        budget=150,
+        budget_strategy="remove",
+        shuffle=False,
+        early_stopping=False,
+        max_iter=1,
+        n_jobs=n_jobs,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        before = KernelPerceptron(**params).fit(X[:q], y[:q])
+    assert p in before.support_
+    with pytest.raises(ValueError, match="kernel values of kernel='poly'") as error:
+        KernelPerceptron(**params).fit(X, y)
+    assert "degree=2.5) are NaN" in str(error.value)
+    assert "(in epoch 1)" in str(error.value)
+
+
 def test_kernel_perceptron_gamma_scale_of_overflowing_data():
     X, y = _separable_sample()
     with pytest.raises(ValueError, match="variance of X .*overflowed"):
