@@ -28,6 +28,9 @@ SVC's median in the same run. The KernelPerceptrons fit with each of
 that a change in the machine's load falls on all of them), and "x 1 job"
 is the time with one job over the time with these: the speed-up of the
 threads. ``--only`` keeps the estimators whose name holds one of its words.
+``--busy N`` keeps N other processes computing meanwhile, as on a machine
+whose cores other work keeps busy (where the loop runs an epoch on one
+thread once its threads lose time waiting for each other).
 
 Then the budgeted KernelPerceptron (merge) fitted on the smallest size
 predicts ``--predict-rows`` rows (the test points over and over) with each
@@ -39,7 +42,7 @@ Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
-        [--data wide]
+        [--data wide] [--busy 2]
 """
 
 import argparse
@@ -160,6 +163,12 @@ def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, queue
     queue.put((seconds, peak_mb, len(estimator.support_)))
 
 
+def spin():
+    """Compute until terminated: other work on a core."""
+    while True:
+        pass
+
+
 def measure(target, *args):
     """What target(*args, queue) reports from a fresh process."""
     context = multiprocessing.get_context("fork")
@@ -184,7 +193,21 @@ def main():
     parser.add_argument(
         "--working-memory", type=float, default=get_config()["working_memory"]
     )
+    parser.add_argument("--busy", type=int, default=0)
     args = parser.parse_args()
+    context = multiprocessing.get_context("fork")
+    others = [context.Process(target=spin, daemon=True) for _ in range(args.busy)]
+    for other in others:
+        other.start()
+    try:
+        run(args)
+    finally:
+        for other in others:
+            other.terminate()
+
+
+def run(args):
+    """The fits, then the prediction rows."""
     names = [
         name
         for name in estimators(args.budget, gamma(args.data))

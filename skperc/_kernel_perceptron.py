@@ -427,11 +427,15 @@ class KernelPerceptron(BasePerceptron):
         more than ``n_jobs`` run. ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
         The result does not depend on ``n_jobs``, bit for bit. Every update
-        (every block, with a budget) waits for all the threads: on cores kept
-        busy by other work, more threads can be far slower: a budgeted fit of
-        10,000 examples took 2.6 s on 2 threads against 0.53 s on one at a load
-        of 3.6 on 2 cores, where one of 1,000,000 examples took 28 s against 46
-        s at a load of 1.5.
+        (every block, with a budget) waits for all the threads, so on cores
+        kept busy by other work, where the system lets a thread wait for
+        milliseconds, more threads would be far slower; the loop times its
+        steps, and an epoch whose threads lose more time waiting for each
+        other than they gain runs its rest on one thread. On 2 cores busy with
+        2 other processes (``benchmarks/bench_kernel_scale.py --sizes 10000
+        --busy 2``), a fit of 10,000 examples took 0.72 s on 2 threads against
+        0.57 s on one, and 0.87 s against 0.56 s with a budget of 500 (3.9 s
+        and 25 s on 2 threads before the loop timed its steps).
 
     {{verbose}}
 

@@ -19,7 +19,7 @@ follow the function, for the norm ``||w||^2 = sum_r coef[c, r] f[c, r]``.
 """
 
 from cpython.ref cimport PyObject
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from cython.view cimport array as c_array
 from libc.math cimport INFINITY, log, pow, sqrt, tanh
 from libc.stdint cimport int32_t, int64_t, uintptr_t
@@ -50,6 +50,9 @@ cdef extern from "simd.h":
         SKPERC_SIMD_AVX2
         SKPERC_SIMD_AVX512
     int skperc_set_simd(int highest) noexcept nogil
+
+cdef extern from "wall.h":
+    double skperc_wall() noexcept nogil
 
 cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
@@ -169,8 +172,8 @@ cdef struct Cache:
     Py_ssize_t n_slots
     Py_ssize_t n_used
     int64_t* slot_of          # (n_points,): the slot of a point's column, or -1
-    Py_ssize_t n_threads      # that compute and add a column (_add_column)
-    unsigned char* flags      # (2 n_threads,) scratch of _add_column
+    Threads* threads          # that compute and add a column (_add_column)
+    unsigned char* flags      # (2 threads.n,) scratch of _add_column
 
 
 cdef struct Model:
@@ -413,6 +416,66 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
     return COLUMN_TRANSIENT
 
 
+# The parallel steps of an epoch (a column's rows, a budgeted block and the
+# next one's rows) are timed CONTENTION_STEPS at a time: where they took
+# CONTENTION_WAIT seconds longer than the seconds their threads worked,
+# which one thread would have taken, the threads spent that time waiting for
+# each other, and the rest of the epoch runs in one thread. A thread that
+# the system does not run, on cores busy with other work, holds up every
+# step for a time slice of the scheduler, milliseconds, where a step takes
+# a fraction of one: on 2 cores busy with 2 other processes, a budgeted fit
+# of 10,000 examples (benchmarks/bench_kernel_scale.py --busy 2, budget 500)
+# lost 24 ms every 2 steps, and took 25 s on 2 threads without this, against
+# 0.7 s on one. On the idle machine, 14 of 11,000 pairs of its steps (3 fits
+# of 40,000 examples) lost more than nothing, 4 of them more than 1 ms.
+cdef enum:
+    CONTENTION_STEPS = 2
+cdef double CONTENTION_WAIT = 1e-3
+
+
+cdef struct Threads:
+    Py_ssize_t n              # the most that a step of the loop runs on
+    bint alone                # whether the rest of the epoch runs on one
+    double* busy              # (n,): the seconds each worked in this step
+    double started            # when this step started
+    double waited             # the seconds lost over the steps timed so far
+    Py_ssize_t steps          # those steps
+
+
+cdef inline Py_ssize_t _threads(const Threads* threads) noexcept nogil:
+    """The threads that the next step may run on."""
+    return 1 if threads.alone else threads.n
+
+
+cdef inline void _begin_epoch_threads(Threads* threads) noexcept nogil:
+    threads.alone = False
+    threads.steps = 0
+    threads.waited = 0.0
+
+
+cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
+    """Before a step on n > 1 threads, which add their working seconds to
+    threads.busy[threadid()]."""
+    cdef Py_ssize_t t
+    for t in range(n):
+        threads.busy[t] = 0.0
+    threads.started = skperc_wall()
+
+
+cdef inline void _end_step(Threads* threads, Py_ssize_t n) noexcept nogil:
+    """After a step on n threads (_start_step): the rest of the epoch runs
+    on one thread if the steps of the window lost CONTENTION_WAIT."""
+    cdef Py_ssize_t t
+    threads.waited += skperc_wall() - threads.started
+    for t in range(n):
+        threads.waited -= threads.busy[t]
+    threads.steps += 1
+    if threads.steps == CONTENTION_STEPS:
+        threads.alone = threads.waited > CONTENTION_WAIT
+        threads.steps = 0
+        threads.waited = 0.0
+
+
 cdef inline Py_ssize_t _n_blocks(Py_ssize_t n_threads,
                                  Py_ssize_t n) noexcept nogil:
     """The threads that share a column of n rows: n_threads at most, and
@@ -465,8 +528,9 @@ cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
     threads. A column that is not finite turns cache.finite_columns
     False."""
     cdef Py_ssize_t n = cache.n_points, t
-    cdef Py_ssize_t n_blocks = _n_blocks(cache.n_threads, n)
+    cdef Py_ssize_t n_blocks = _n_blocks(_threads(cache.threads), n)
     cdef int64_t slot
+    cdef double start
     cdef int found = _take_slot(cache, j, &slot)
     cdef bint compute = found != COLUMN_CACHED
     cdef double* column = (cache.scratch if found == COLUMN_TRANSIENT
@@ -481,11 +545,15 @@ cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
     if n_blocks == 1:
         _update_rows(m, kernel, j, x, column, compute, a, b, 0, n, cache.flags)
     else:
+        _start_step(cache.threads, n_blocks)
         for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            start = skperc_wall()
             _update_rows(m, kernel, j, x, column, compute, a, b,
                          _block_start(n, n_blocks, t),
                          _block_start(n, n_blocks, t + 1),
                          cache.flags + 2 * t)
+            cache.threads.busy[t] += skperc_wall() - start
+        _end_step(cache.threads, n_blocks)
     if compute:
         for t in range(n_blocks):
             if not cache.flags[2 * t]:
@@ -731,9 +799,10 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
     that is not finite."""
     cdef Py_ssize_t n = cache.n_points, d = kernel.n_columns
     cdef Py_ssize_t u, q, j, t, lanes
-    cdef Py_ssize_t n_blocks = _n_blocks(cache.n_threads, n)
+    cdef Py_ssize_t n_blocks = _n_blocks(_threads(cache.threads), n)
     cdef int64_t slot
     cdef int found
+    cdef double start
     cdef bint finite_column, nan_column
     if h.count == 0:
         return 1
@@ -756,11 +825,15 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
     if n_blocks == 1:
         _held_rows(m, kernel, h, 0, n, h.flags, h.scratch)
     else:
+        _start_step(cache.threads, n_blocks)
         for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+            start = skperc_wall()
             _held_rows(m, kernel, h, _block_start(n, n_blocks, t),
                        _block_start(n, n_blocks, t + 1),
                        h.flags + 2 * HELD_MAX * t,
                        h.scratch + HELD_MAX * CHUNK_ROWS * t)
+            cache.threads.busy[t] += skperc_wall() - start
+        _end_step(cache.threads, n_blocks)
     h.count = 0
     for q in range(h.n_computed):
         finite_column = True
@@ -931,6 +1004,7 @@ cdef int _run_epochs(
     for epoch in range(e.control.max_iter):
         if begin_epoch(e, epoch, visit, n_visit) == 0:
             break
+        _begin_epoch_threads(cache.threads)
         for ii in range(n_visit):
             countdown -= 1
             if countdown <= 0:
@@ -1269,7 +1343,12 @@ def run_epochs(
     cdef double[::1] transient = column_cache.scratch
     cache.scratch = &transient[0]
     cdef unsigned char[::1] flags = np.zeros(2 * n_threads, dtype=np.uint8)
-    cache.n_threads = n_threads
+    cdef Threads threads
+    cdef double[::1] busy = np.zeros(n_threads)
+    threads.n = n_threads
+    threads.busy = &busy[0]
+    _begin_epoch_threads(&threads)
+    cache.threads = &threads
     cache.flags = &flags[0]
 
     model.n_problems = k
@@ -2094,7 +2173,7 @@ cdef struct Block:
 
 cdef void _block_rows(Support* b, const Kernel* kernel,
                       const Kernel* examples, const Block* block,
-                      Py_ssize_t n_threads) noexcept nogil:
+                      Threads* threads, Py_ssize_t n_threads) noexcept nogil:
     """The rows, squared norms and kernel rows of the examples of block,
     SKPERC_POINTS examples at a time, split among n_threads: over the
     support as it stood at the last _refresh_panels (the panels, or without
@@ -2102,11 +2181,16 @@ cdef void _block_rows(Support* b, const Kernel* kernel,
     computed as _kernel_row computes one example's, whichever thread runs
     it; every squared norm of the budgeted loop is squared_norm of a
     float64 row, so that a call that resumes a run computes the kernel of
-    the support to the same bits."""
+    the support to the same bits. A step of threads when n_threads > 1."""
     cdef Py_ssize_t g, n_groups = (block.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef double start
     if n_threads > 1:
+        _start_step(threads, n_threads)
         for g in prange(n_groups, num_threads=n_threads, schedule="static"):
+            start = skperc_wall()
             _group_rows(b, kernel, examples, block, g * SKPERC_POINTS)
+            threads.busy[threadid()] += skperc_wall() - start
+        _end_step(threads, n_threads)
     else:
         for g in range(n_groups):
             _group_rows(b, kernel, examples, block, g * SKPERC_POINTS)
@@ -2166,22 +2250,26 @@ cdef int _examine_and_rows(Support* b, const Kernel* kernel,
                            const double* diag, const int32_t* y,
                            const double* weight, bint first_epoch,
                            double* delta, double* delta_avg,
-                           Py_ssize_t n_threads) except -1 nogil:
+                           Py_ssize_t n_threads, double* busy) except -1 nogil:
     """_examine_block on block in one thread while the others compute the
     rows of next (_group_rows) from the panels, which the examining does
     not write; the thread that examines takes the groups left when it is
-    done. _begin_overlap comes first. 0 on a value that is not finite."""
+    done. _begin_overlap comes first. Adds the seconds that each thread
+    works to busy[thread]. 0 on a value that is not finite."""
     cdef Py_ssize_t g, n_groups = (next.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef double start
     cdef int[1] examined
     examined[0] = 1
     # dynamic: the iterations go out in order, the examining first
     for g in prange(n_groups + 1, num_threads=n_threads, schedule="dynamic",
                     chunksize=1):
+        start = skperc_wall()
         if g == 0:
             examined[0] = _examine_block(b, kernel, e, block, diag, y, weight,
                                          first_epoch, delta, delta_avg)
         else:
             _group_rows(b, kernel, examples, next, (g - 1) * SKPERC_POINTS)
+        busy[threadid()] += skperc_wall() - start
     return examined[0]
 
 
@@ -2198,15 +2286,16 @@ cdef int _run_budget_epochs(
     double* delta,
     double* delta_avg,
     Block* blocks,
-    Py_ssize_t n_threads,
+    Threads* threads,
 ) except -1 nogil:
     """The epochs of one budgeted call over the examples of visit, the
     points of ``examples``, BUDGET_BLOCK at a time (in the two blocks,
     each with room for BUDGET_BLOCK examples). A kernel value, radius,
     threshold or decision value that is not finite stops the call,
     recorded in e.failure."""
-    cdef Py_ssize_t epoch, threads
+    cdef Py_ssize_t epoch, n_threads
     cdef Py_ssize_t countdown = CHECK_EVERY
+    cdef int examined
     cdef Block* block
     cdef Block* next
     cdef Block* swap
@@ -2218,12 +2307,13 @@ cdef int _run_budget_epochs(
             break
         block = &blocks[0]
         next = &blocks[1]
+        _begin_epoch_threads(threads)
         block.visit = visit
         block.n = min(<Py_ssize_t>BUDGET_BLOCK, n_visit)
         _begin_rows(b)
         # (the fewest kernel values a thread takes as for the columns)
-        _block_rows(b, kernel, examples, block,
-                    _n_blocks(n_threads, block.n * b.n_support))
+        _block_rows(b, kernel, examples, block, threads,
+                    _n_blocks(_threads(threads), block.n * b.n_support))
         while block.n > 0:
             next.visit = block.visit + block.n
             next.n = min(<Py_ssize_t>BUDGET_BLOCK,
@@ -2233,12 +2323,16 @@ cdef int _run_budget_epochs(
             if countdown <= 0:
                 countdown = CHECK_EVERY
                 interrupted(e)
-            threads = _n_blocks(n_threads, next.n * b.n_support)
-            if threads > 1 and b.panels != NULL:
+            n_threads = _n_blocks(_threads(threads), next.n * b.n_support)
+            if n_threads > 1 and b.panels != NULL:
                 _begin_overlap(b)
-                if not _examine_and_rows(b, kernel, examples, e, block, next,
-                                         diag, y, weight, epoch == 0, delta,
-                                         delta_avg, threads):
+                _start_step(threads, n_threads)
+                examined = _examine_and_rows(b, kernel, examples, e, block,
+                                             next, diag, y, weight, epoch == 0,
+                                             delta, delta_avg, n_threads,
+                                             threads.busy)
+                _end_step(threads, n_threads)
+                if not examined:
                     return 0
             else:
                 if not _examine_block(b, kernel, e, block, diag, y, weight,
@@ -2246,7 +2340,7 @@ cdef int _run_budget_epochs(
                     return 0
                 if next.n > 0:
                     _begin_rows(b)
-                    _block_rows(b, kernel, examples, next, threads)
+                    _block_rows(b, kernel, examples, next, threads, n_threads)
             swap = block
             block = next
             next = swap
@@ -2466,6 +2560,8 @@ def run_budget_epochs(
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)
     cdef Block[2] blocks
+    cdef Threads threads
+    cdef double[::1] busy = np.zeros(max(1, n_threads))
 
     # the kernel on the support, and the examples' rows
     cdef Kernel examples
@@ -2506,12 +2602,14 @@ def run_budget_epochs(
     b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
     b.snap_n = &snap_n[0]
     held = _hold_blocks(&b, blocks, 2)
+    threads.n = busy.shape[0]
+    threads.busy = &busy[0]
+    _begin_epoch_threads(&threads)
 
     with nogil:
         _run_budget_epochs(
             &b, &kernel, &examples, &diag[0], &y[0], &weight[0], &visit[0],
-            visit.shape[0], &e, &delta[0], &delta_avg[0], blocks,
-            max(1, n_threads),
+            visit.shape[0], &e, &delta[0], &delta_avg[0], blocks, &threads,
         )
     state[0] = b.n_support
     state[1] = b.clock
@@ -2526,6 +2624,7 @@ def support_block_rows(X, vectors, KernelSpec spec,
     computes the kernel rows of a block of examples (_block_rows)."""
     cdef Support b
     cdef Block block
+    cdef Threads threads
     cdef Kernel kernel, examples
     # a copy: the rows of a Support are writable (the loop merges into them)
     cdef double[:, ::1] support = np.array(vectors, dtype=np.float64, order="C")
@@ -2546,12 +2645,16 @@ def support_block_rows(X, vectors, KernelSpec spec,
     b.rows = &support[0, 0]
     b.sq_norms = &sq[0]
     held = _hold_blocks(&b, &block, 1)
+    cdef double[::1] busy = np.zeros(n_threads)
+    threads.n = n_threads
+    threads.busy = &busy[0]
+    _begin_epoch_threads(&threads)
     krows = np.asarray(held[6])[: BUDGET_BLOCK * n_support].reshape(
         BUDGET_BLOCK, n_support)
     for start in range(0, n, BUDGET_BLOCK):
         block.visit = &visit[start]
         block.n = min(<Py_ssize_t>BUDGET_BLOCK, n - start)
         with nogil:
-            _block_rows(&b, &kernel, &examples, &block, n_threads)
+            _block_rows(&b, &kernel, &examples, &block, &threads, n_threads)
         out[start : start + block.n] = krows[: block.n]
     return out
