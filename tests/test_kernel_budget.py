@@ -14,7 +14,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 
 from skperc import KernelPerceptron
-from skperc.schedules import RelativeThreshold
+from skperc.schedules import RelativeThreshold, ThresholdSchedule
 
 
 @pytest.fixture(autouse=True)
@@ -210,6 +210,37 @@ def test_the_averaging_epoch_beats_the_last_function(strategy):
     # 0 on the six where the validation part of early stopping kept the last
     # function), of 5.7 with removal (2.5 to 8.2)
     assert np.mean(gains) > {"merge": 0.001, "remove": 0.03}[strategy]
+
+
+class _FailingSchedule(ThresholdSchedule):
+    """beta = rho^2 / 2 up to update ``last``, then an error."""
+
+    def __init__(self, last=300):
+        self.last = last
+
+    def threshold(self, t, radius):
+        if t > self.last:
+            raise RuntimeError(f"update {t}")
+        return 0.5 * radius**2
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_an_error_of_the_schedule_leaves_the_threads(n_jobs):
+    # With two threads and a full budget of 200 (a block of 64 examples is
+    # 12,800 kernel values, two threads' worth) one thread examines a block,
+    # and asks the schedule, while the other computes the next block's rows:
+    # the error leaves that parallel step and the fit as with one thread
+    X_train, _, y_train, _ = clustered_sample(0)
+    clf = KernelPerceptron(
+        budget=200,
+        beta=_FailingSchedule(),
+        early_stopping=False,
+        max_iter=5,
+        random_state=0,
+        n_jobs=n_jobs,
+    )
+    with pytest.raises(RuntimeError, match="update 301"):
+        clf.fit(X_train, y_train)
 
 
 def test_merge_needs_the_rbf_kernel():
