@@ -1652,6 +1652,27 @@ cdef enum:
     BUDGET_BLOCK = 64
 
 
+cdef struct Marks:
+    # a set of slots: whether each is in it, and its slots in order
+    unsigned char* on         # (capacity,)
+    int64_t* slots            # (capacity,): n of them
+    Py_ssize_t n
+
+
+cdef inline void _add_mark(Marks* marks, Py_ssize_t s) noexcept nogil:
+    if not marks.on[s]:
+        marks.on[s] = 1
+        marks.slots[marks.n] = s
+        marks.n += 1
+
+
+cdef inline void _clear_marks(Marks* marks) noexcept nogil:
+    cdef Py_ssize_t t
+    for t in range(marks.n):
+        marks.on[marks.slots[t]] = 0
+    marks.n = 0
+
+
 cdef struct Support:
     Py_ssize_t n_problems
     Py_ssize_t budget
@@ -1683,15 +1704,10 @@ cdef struct Support:
     Py_ssize_t* near
     double* near_gram
     double* near_coef
-    # the slots whose row changed since the last _refresh_panels
-    unsigned char* dirty      # (capacity,)
-    int64_t* dirty_list       # (capacity,): those slots, n_dirty of them
-    Py_ssize_t n_dirty
-    # the slots whose row changed since the kernel rows of the block that
-    # the loop examines
-    unsigned char* stale      # (capacity,)
-    int64_t* stale_list       # (capacity,): those slots, n_stale of them
-    Py_ssize_t n_stale
+    # the slots whose row changed since the last _refresh_panels, and since
+    # the kernel rows of the block that the loop examines
+    Marks dirty
+    Marks stale
     # scratch of an example's values on the changed slots (_changed_values):
     # the slots in the support, their values, their squared norms
     int64_t* changed          # (capacity,)
@@ -1711,14 +1727,8 @@ cdef inline double* _coef_at(Support* b, Py_ssize_t c) noexcept nogil:
 cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
     """Mark slot s as changed: since the panels and since the block's
     kernel rows."""
-    if not b.dirty[s]:
-        b.dirty[s] = 1
-        b.dirty_list[b.n_dirty] = s
-        b.n_dirty += 1
-    if not b.stale[s]:
-        b.stale[s] = 1
-        b.stale_list[b.n_stale] = s
-        b.n_stale += 1
+    _add_mark(&b.dirty, s)
+    _add_mark(&b.stale, s)
 
 
 cdef void _refresh_panels(Support* b) noexcept nogil:
@@ -1727,9 +1737,8 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
     marks."""
     cdef Py_ssize_t t, j, s, d = b.n_features
     cdef double* panel
-    for t in range(b.n_dirty):
-        s = b.dirty_list[t]
-        b.dirty[s] = 0
+    for t in range(b.dirty.n):
+        s = b.dirty.slots[t]
         # a slot past the support holds no vector, and its value is not read
         if s >= b.n_support:
             continue
@@ -1740,21 +1749,14 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
                  + s % SKPERC_PANEL)
         for j in range(d):
             panel[j * SKPERC_PANEL] = b.rows[s * d + j]
-    b.n_dirty = 0
+    _clear_marks(&b.dirty)
     b.panel_n = b.n_support
-
-
-cdef void _clear_stale(Support* b) noexcept nogil:
-    cdef Py_ssize_t t
-    for t in range(b.n_stale):
-        b.stale[b.stale_list[t]] = 0
-    b.n_stale = 0
 
 
 cdef void _begin_rows(Support* b) noexcept nogil:
     """Before the kernel rows of a block computed from the support as it
     stands: the panels refreshed, no slot stale."""
-    _clear_stale(b)
+    _clear_marks(&b.stale)
     _refresh_panels(b)
 
 
@@ -1764,11 +1766,9 @@ cdef void _begin_overlap(Support* b) noexcept nogil:
     at the last refresh, so the slots changed since are its stale ones;
     then the panels are refreshed for the next block's."""
     cdef Py_ssize_t t
-    _clear_stale(b)
-    for t in range(b.n_dirty):
-        b.stale[b.dirty_list[t]] = 1
-        b.stale_list[t] = b.dirty_list[t]
-    b.n_stale = b.n_dirty
+    _clear_marks(&b.stale)
+    for t in range(b.dirty.n):
+        _add_mark(&b.stale, b.dirty.slots[t])
     _refresh_panels(b)
 
 
@@ -1783,8 +1783,8 @@ cdef void _support_row(const Support* b, const Kernel* kernel, const double* x,
         _kernel_row(kernel, b.rows, b.sq_norms, b.n_support, x, sq_norm_x, out)
         return
     skperc_dots_panels(b.panels, 0, b.n_support, d, x, out)
-    for t in range(b.n_dirty):
-        s = b.dirty_list[t]
+    for t in range(b.dirty.n):
+        s = b.dirty.slots[t]
         if s < b.n_support:
             _dots(b.rows + s * d, 1, d, x, out + s)
     _apply_kernel(kernel, b.sq_norms, b.n_support, sq_norm_x, out)
@@ -1806,10 +1806,10 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
     cdef double a0, a1, a2, a3, xj
     cdef double* values = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
-    for t in range(b.n_stale):
-        if b.stale_list[t] < b.n_support:
-            b.changed[n] = b.stale_list[t]
-            sq[n] = b.sq_norms[b.stale_list[t]]
+    for t in range(b.stale.n):
+        if b.stale.slots[t] < b.n_support:
+            b.changed[n] = b.stale.slots[t]
+            sq[n] = b.sq_norms[b.stale.slots[t]]
             n += 1
     end = n - n % 4
     for t in range(0, end, 4):
@@ -2449,11 +2449,11 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
                                                    dtype=np.uint8)
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
     b.panel_sq = &panel_sq[0]
-    b.dirty = &marks[0]
-    b.stale = &marks[cap]
-    b.dirty_list = &lists[0]
-    b.stale_list = &lists[cap]
-    b.n_dirty = b.n_stale = 0
+    b.dirty.on = &marks[0]
+    b.stale.on = &marks[cap]
+    b.dirty.slots = &lists[0]
+    b.stale.slots = &lists[cap]
+    b.dirty.n = b.stale.n = 0
     for t in range(n_blocks):
         blocks[t].x = &x[t * BUDGET_BLOCK * d]
         blocks[t].sq = &sq[t * BUDGET_BLOCK]
