@@ -167,6 +167,15 @@ feature_names_in_ : ndarray of shape (`n_features_in_`,)
     Names of features seen during :meth:`fit`. Defined only when `X` has
     feature names that are all strings.
 """,
+    "n_jobs_count": """
+``None`` means 1 unless in a :obj:`joblib.parallel_backend` context;
+``-1`` means all processors, ``-2`` all but one. Both count at most the
+threads that the OpenMP runtime offers: ``OMP_NUM_THREADS``, a limit of
+threadpoolctl, or a share of the processors in each of joblib's process
+workers (``GridSearchCV(n_jobs=-1)`` around an estimator of ``n_jobs=-1``
+runs one thread in each worker when there are as many workers as
+processors). A positive ``n_jobs`` is used as given.
+""",
 }
 
 _PLACEHOLDER = re.compile(r"^( *)\{\{(\w+)\}\}$", re.MULTILINE)

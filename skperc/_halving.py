@@ -5,7 +5,6 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -24,6 +23,7 @@ from ._base import (
 from ._compat import StrOptions, _fit_context
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
+from ._threads import thread_count
 from .concepts import (
     ConceptClass,
     Conjunctions,
@@ -87,9 +87,9 @@ class HalvingClassifier(
     n_jobs : int, default=None
         The number of threads running the one-vs-rest problems of a
         multiclass run, each thread a block of problems in its own pass
-        over the data. ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all
-        processors. The result does not depend on ``n_jobs``.
+        over the data.
+        {{n_jobs_count}}
+        The result does not depend on ``n_jobs``.
 
     verbose : int, default=0
         Print the mistakes and version space sizes after each training
@@ -422,7 +422,7 @@ class HalvingClassifier(
         # Drawn in full even for the deterministic algorithm, so that the
         # random stream does not depend on the path taken.
         draws = rng.random_sample((X.shape[0], n_problems))
-        n_jobs = min(effective_n_jobs(self.n_jobs), n_problems)
+        n_jobs = min(thread_count(self.n_jobs), n_problems)
         spaces.learn(
             X, codes, first_class(self.classes_), draws, self.randomized, n_jobs
         )

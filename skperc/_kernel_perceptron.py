@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
@@ -45,6 +45,7 @@ from ._kernel_perceptron_fast import (
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._overflow import Quantity
+from ._threads import thread_count
 from .kernels import inverse_dot_kernel
 from .schedules import RelativeThreshold, ThresholdSchedule
 
@@ -424,8 +425,8 @@ class KernelPerceptron(BasePerceptron):
         the end of a call; in :meth:`decision_function`, the chunks of rows of
         ``X``. A multiclass fit trains its one-vs-rest problems in one pass
         that shares each column among them, so they share the same threads: no
-        more than ``n_jobs`` run. ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        more than ``n_jobs`` run.
+        {{n_jobs_count}}
         The result does not depend on ``n_jobs``, bit for bit. Every update
         (every block, with a budget) waits for all the threads, so on cores
         kept busy by other work, where the system lets a thread wait for
@@ -859,7 +860,7 @@ class KernelPerceptron(BasePerceptron):
         scores = np.zeros((X.shape[0], coef.shape[0]))
         if Y.shape[0] == 0 or X.shape[0] == 0:
             return scores
-        n_jobs = effective_n_jobs(self.n_jobs)
+        n_jobs = thread_count(self.n_jobs)
         # At least one chunk for each thread, and no chunk of one row, which
         # BLAS multiplies by another kernel than a row among others.
         chunk_size = min(
@@ -946,7 +947,7 @@ class KernelPerceptron(BasePerceptron):
                 np.zeros(1, dtype=np.uint8),
                 failure,
                 continued,
-                n_threads=effective_n_jobs(self.n_jobs),
+                n_threads=thread_count(self.n_jobs),
             )
             self._check_kernel_failure(failure, points)
             return result
@@ -1167,7 +1168,7 @@ class KernelPerceptron(BasePerceptron):
                 np.zeros(1, dtype=np.uint8),
                 failure,
                 continued,
-                n_threads=effective_n_jobs(self.n_jobs),
+                n_threads=thread_count(self.n_jobs),
             )
             self._check_kernel_failure(failure, X, support.rows[: support.n_support])
             return result
@@ -1184,7 +1185,7 @@ class KernelPerceptron(BasePerceptron):
                     support.sq_norms[:held],
                     spec,
                     np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),
-                    effective_n_jobs(self.n_jobs),
+                    thread_count(self.n_jobs),
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
@@ -1358,7 +1359,7 @@ class KernelPerceptron(BasePerceptron):
             return self._kernel_products(X if rows is None else X[rows], support, coef)
         # the compiled kernels sum CSR rows in feature order
         X = canonical(X)
-        n_threads = effective_n_jobs(self.n_jobs)
+        n_threads = thread_count(self.n_jobs)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
         support_sq_norms = squared_norms(support)
         coef = np.ascontiguousarray(coef)

@@ -51,8 +51,9 @@ cdef extern from "simd.h":
         SKPERC_SIMD_AVX512
     int skperc_set_simd(int highest) noexcept nogil
 
-cdef extern from "wall.h":
+cdef extern from "openmp_runtime.h":
     double skperc_wall() noexcept nogil
+    int skperc_thread_limit() noexcept nogil
 
 cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
@@ -108,6 +109,14 @@ def _highest_simd(disabled):
 # "none", "AVX2" or "AVX512F": the instructions the products run on
 SIMD = _SIMD_NAMES[skperc_set_simd(
     _highest_simd(os.environ.get("SKPERC_DISABLE_CPU_FEATURES", "")))]
+
+
+def openmp_thread_limit():
+    """The threads that the OpenMP runtime gives a parallel region by
+    default: omp_get_max_threads, which OMP_NUM_THREADS and threadpoolctl
+    set (joblib's process workers set OMP_NUM_THREADS to their share of the
+    processors); 0 in a build without OpenMP."""
+    return skperc_thread_limit()
 
 
 # The fewest rows of a kernel column that a thread takes: below, starting

@@ -4,7 +4,7 @@ from dataclasses import dataclass, fields, replace
 from numbers import Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ._atomic import reading_model, write_in_place
@@ -28,6 +28,7 @@ from ._margin_perceptron_fast import (
     smallest_margins,
 )
 from ._nonfinite import check_failure, new_failure, raise_non_finite
+from ._threads import thread_count
 
 _REMEDY = "or lower eta0"
 
@@ -256,9 +257,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     n_jobs : int, default=None
         The number of threads training the one-vs-rest problems of a
         multiclass fit, each thread a block of problems in its own pass
-        over the data. ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all
-        processors. The result does not depend on ``n_jobs``.
+        over the data.
+        {{n_jobs_count}}
+        The result does not depend on ``n_jobs``.
 
     {{verbose}}
 
@@ -549,9 +550,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         mode, value = self._lift(self._run.radius)
         work = self._run.on(columns)
         problems = np.arange(len(work.lift_coef))
-        blocks = np.array_split(
-            problems, min(effective_n_jobs(self.n_jobs), len(problems))
-        )
+        blocks = np.array_split(problems, min(thread_count(self.n_jobs), len(problems)))
         stop = np.zeros(1, dtype=np.uint8)
         # Every block visits the examples in the same order; the first
         # continues the caller's in place.
