@@ -434,8 +434,8 @@ class KernelPerceptron(BasePerceptron):
         steps, and an epoch whose threads lose more time waiting for each
         other than they gain runs its rest on one thread. On 2 cores busy with
         2 other processes (``benchmarks/bench_kernel_scale.py --sizes 10000
-        --busy 2``), a fit of 10,000 examples took 0.72 s on 2 threads against
-        0.57 s on one, and 0.87 s against 0.56 s with a budget of 500 (3.9 s
+        --busy 2``), a fit of 10,000 examples took 0.68 s on 2 threads against
+        0.56 s on one, and 0.72 s against 0.62 s with a budget of 500 (3.9 s
         and 25 s on 2 threads before the loop timed its steps).
 
     {{verbose}}

@@ -426,19 +426,23 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
 
 
 # The parallel steps of an epoch (a column's rows, a budgeted block and the
-# next one's rows) are timed CONTENTION_STEPS at a time: where they took
-# CONTENTION_WAIT seconds longer than the seconds their threads worked,
-# which one thread would have taken, the threads spent that time waiting for
-# each other, and the rest of the epoch runs in one thread. A thread that
-# the system does not run, on cores busy with other work, holds up every
-# step for a time slice of the scheduler, milliseconds, where a step takes
-# a fraction of one: on 2 cores busy with 2 other processes, a budgeted fit
-# of 10,000 examples (benchmarks/bench_kernel_scale.py --busy 2, budget 500)
-# lost 24 ms every 2 steps, and took 25 s on 2 threads without this, against
-# 0.7 s on one. On the idle machine, 14 of 11,000 pairs of its steps (3 fits
-# of 40,000 examples) lost more than nothing, 4 of them more than 1 ms.
-cdef enum:
-    CONTENTION_STEPS = 2
+# next one's rows) are timed: once they have taken CONTENTION_WAIT seconds
+# longer, since the epoch began, than the seconds their threads worked,
+# which one thread would have taken, the threads have lost more time
+# waiting for each other than they saved, and the rest of the epoch runs in
+# one thread. A thread that the system does not run, on cores busy with
+# other work, holds up every step for a time slice of the scheduler,
+# milliseconds, where a step takes a fraction of one: on 2 cores busy with
+# 2 other processes, a budgeted fit of 10,000 examples
+# (benchmarks/bench_kernel_scale.py --busy 2, budget 500) lost 24 ms every 2
+# steps, and took 25 s on 2 threads without this, against 0.7 s on one. On
+# the idle machine a step rarely loses a millisecond (4 of 11,000 pairs of
+# steps of 3 fits of 40,000 examples), and what the steps before it saved
+# outweighs it. A rule on the last 2 steps alone took such a step for a
+# busy machine: in a budgeted fit of a million examples on 2 threads, 2 of
+# its 7 epochs ran their last 44% and 34% on one thread, after a pair of
+# steps that lost 5.5 and 1.0 ms; the fit took 15.6 s with that rule and
+# 13.9 s with this one (medians of 3, alternating).
 cdef double CONTENTION_WAIT = 1e-3
 
 
@@ -447,8 +451,7 @@ cdef struct Threads:
     bint alone                # whether the rest of the epoch runs on one
     double* busy              # (n,): the seconds each worked in this step
     double started            # when this step started
-    double waited             # the seconds lost over the steps timed so far
-    Py_ssize_t steps          # those steps
+    double waited             # the seconds lost (saved: < 0) in the epoch
 
 
 cdef inline Py_ssize_t _threads(const Threads* threads) noexcept nogil:
@@ -458,7 +461,6 @@ cdef inline Py_ssize_t _threads(const Threads* threads) noexcept nogil:
 
 cdef inline void _begin_epoch_threads(Threads* threads) noexcept nogil:
     threads.alone = False
-    threads.steps = 0
     threads.waited = 0.0
 
 
@@ -473,16 +475,12 @@ cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
 
 cdef inline void _end_step(Threads* threads, Py_ssize_t n) noexcept nogil:
     """After a step on n threads (_start_step): the rest of the epoch runs
-    on one thread if the steps of the window lost CONTENTION_WAIT."""
+    on one thread once the steps of the epoch lost CONTENTION_WAIT."""
     cdef Py_ssize_t t
     threads.waited += skperc_wall() - threads.started
     for t in range(n):
         threads.waited -= threads.busy[t]
-    threads.steps += 1
-    if threads.steps == CONTENTION_STEPS:
-        threads.alone = threads.waited > CONTENTION_WAIT
-        threads.steps = 0
-        threads.waited = 0.0
+    threads.alone = threads.waited > CONTENTION_WAIT
 
 
 cdef inline Py_ssize_t _n_blocks(Py_ssize_t n_threads,
