@@ -2656,7 +2656,8 @@ def support_block_rows(X, vectors, KernelSpec spec,
     threads.n = n_threads
     threads.busy = &busy[0]
     _begin_epoch_threads(&threads)
-    krows = np.asarray(held[6])[: BUDGET_BLOCK * n_support].reshape(
+    # the block's rows, in the arrays held (capacity = n_support)
+    krows = np.asarray(<double[:BUDGET_BLOCK * n_support]> block.krows).reshape(
         BUDGET_BLOCK, n_support)
     for start in range(0, n, BUDGET_BLOCK):
         block.visit = &visit[start]
