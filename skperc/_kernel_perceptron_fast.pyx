@@ -207,26 +207,34 @@ cdef struct Model:
 
 cdef void _dots(const floating* rows, Py_ssize_t n, Py_ssize_t m,
                 const double* x, double* out) noexcept nogil:
-    """out[r] = rows[r] . x for the n dense rows of length m, each summed in
-    feature order in double precision; 8 rows at a time, as 8 independent
-    sums. (A BLAS gemv does the same work, but hands it to threads whose
-    start and wait cost more than the sums on rows this short.)"""
-    cdef Py_ssize_t r, j, end = n - n % 8
-    cdef const floating* row
+    """out[r] = rows[r] . x for the n dense rows of length m (_dots_at)."""
+    _dots_at(rows, NULL, n, m, x, out)
+
+
+cdef void _dots_at(const floating* rows, const int64_t* at, Py_ssize_t n,
+                   Py_ssize_t m, const double* x, double* out) noexcept nogil:
+    """out[r] = rows[at[r]] . x for n dense rows of length m (rows[r] for
+    ``at`` NULL), each summed in feature order in double precision; 8 rows at
+    a time, as 8 independent sums, where one sum waits on each of its
+    additions. (A BLAS gemv does the same work, but hands it to threads
+    whose start and wait cost more than the sums on rows this short.)"""
+    cdef Py_ssize_t r, j, k, end = n - n % 8
+    cdef const floating* row[8]
     cdef double a0, a1, a2, a3, a4, a5, a6, a7, xj
     for r in range(0, end, 8):
-        row = rows + r * m
+        for k in range(8):
+            row[k] = rows + (at[r + k] if at != NULL else r + k) * m
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
         for j in range(m):
             xj = x[j]
-            a0 += <double>row[j] * xj
-            a1 += <double>row[m + j] * xj
-            a2 += <double>row[2 * m + j] * xj
-            a3 += <double>row[3 * m + j] * xj
-            a4 += <double>row[4 * m + j] * xj
-            a5 += <double>row[5 * m + j] * xj
-            a6 += <double>row[6 * m + j] * xj
-            a7 += <double>row[7 * m + j] * xj
+            a0 += <double>row[0][j] * xj
+            a1 += <double>row[1][j] * xj
+            a2 += <double>row[2][j] * xj
+            a3 += <double>row[3][j] * xj
+            a4 += <double>row[4][j] * xj
+            a5 += <double>row[5][j] * xj
+            a6 += <double>row[6][j] * xj
+            a7 += <double>row[7][j] * xj
         out[r] = a0
         out[r + 1] = a1
         out[r + 2] = a2
@@ -236,10 +244,10 @@ cdef void _dots(const floating* rows, Py_ssize_t n, Py_ssize_t m,
         out[r + 6] = a6
         out[r + 7] = a7
     for r in range(end, n):
-        row = rows + r * m
+        row[0] = rows + (at[r] if at != NULL else r) * m
         a0 = 0.0
         for j in range(m):
-            a0 += <double>row[j] * x[j]
+            a0 += <double>row[0][j] * x[j]
         out[r] = a0
 
 
@@ -1800,17 +1808,9 @@ cdef void _support_row(const Support* b, const Kernel* kernel, const double* x,
 cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
                           double sq_norm_x, double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
-    since the block's kernel rows (the stale ones): four at a time, as four
-    independent sums, each in feature order as _dots sums one row (the same
-    bits as one slot at a time, where each sum waited on its own
-    additions). Whether the new values are all finite."""
-    cdef Py_ssize_t t, j, n = 0, d = b.n_features
-    cdef Py_ssize_t end
-    cdef const double* r0
-    cdef const double* r1
-    cdef const double* r2
-    cdef const double* r3
-    cdef double a0, a1, a2, a3, xj
+    since the block's kernel rows (the stale ones); whether the new values
+    are all finite."""
+    cdef Py_ssize_t t, n = 0
     cdef double* values = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
     for t in range(b.stale.n):
@@ -1818,25 +1818,7 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             b.changed[n] = b.stale.slots[t]
             sq[n] = b.sq_norms[b.stale.slots[t]]
             n += 1
-    end = n - n % 4
-    for t in range(0, end, 4):
-        r0 = b.rows + b.changed[t] * d
-        r1 = b.rows + b.changed[t + 1] * d
-        r2 = b.rows + b.changed[t + 2] * d
-        r3 = b.rows + b.changed[t + 3] * d
-        a0 = a1 = a2 = a3 = 0.0
-        for j in range(d):
-            xj = x[j]
-            a0 += r0[j] * xj
-            a1 += r1[j] * xj
-            a2 += r2[j] * xj
-            a3 += r3[j] * xj
-        values[t] = a0
-        values[t + 1] = a1
-        values[t + 2] = a2
-        values[t + 3] = a3
-    for t in range(end, n):
-        _dots(b.rows + b.changed[t] * d, 1, d, x, values + t)
+    _dots_at(b.rows, b.changed, n, b.n_features, x, values)
     _apply_kernel(kernel, sq, n, sq_norm_x, values)
     for t in range(n):
         krow[b.changed[t]] = values[t]
