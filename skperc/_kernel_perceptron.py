@@ -925,6 +925,7 @@ class KernelPerceptron(BasePerceptron):
         counters = run.counters()
         y = np.concatenate([run.codes, codes]).astype(np.int32)
         all_weights = np.concatenate([np.zeros(n_old), weight])
+        n_threads = thread_count(self.n_jobs)
 
         def epochs(visit, work, counters, control, continued=False):
             failure = new_failure()
@@ -947,7 +948,7 @@ class KernelPerceptron(BasePerceptron):
                 np.zeros(1, dtype=np.uint8),
                 failure,
                 continued,
-                n_threads=thread_count(self.n_jobs),
+                n_threads=n_threads,
             )
             self._check_kernel_failure(failure, points)
             return result
@@ -1146,6 +1147,7 @@ class KernelPerceptron(BasePerceptron):
         sq_norms = squared_norms(X)
         diag = kernel_diagonal(sq_norms, spec)
         counters = run.counters()
+        n_threads = thread_count(self.n_jobs)
 
         def epochs(visit, support, counters, control, continued=False, strategy=None):
             failure = new_failure()
@@ -1168,7 +1170,7 @@ class KernelPerceptron(BasePerceptron):
                 np.zeros(1, dtype=np.uint8),
                 failure,
                 continued,
-                n_threads=thread_count(self.n_jobs),
+                n_threads=n_threads,
             )
             self._check_kernel_failure(failure, X, support.rows[: support.n_support])
             return result
@@ -1185,7 +1187,7 @@ class KernelPerceptron(BasePerceptron):
                     support.sq_norms[:held],
                     spec,
                     np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),
-                    thread_count(self.n_jobs),
+                    n_threads,
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
