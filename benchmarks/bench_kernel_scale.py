@@ -115,7 +115,7 @@ def estimators(budget, kernel_gamma):
                     n_jobs=n_jobs,
                 )
             )
-            for strategy in ("merge", "remove")
+            for strategy in ("merge", "project", "remove")
         },
         f"Nystroem({budget})+SGD": lambda: make_pipeline(
             Nystroem(gamma=kernel_gamma, n_components=budget, random_state=0),

@@ -90,9 +90,16 @@ _KERNELS_WITH_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2", "inverse_d
 # float32; the budgeted loop keeps the support vectors themselves.
 _FEATURE_KERNELS = {"linear", "poly", "polynomial", "rbf", "sigmoid"}
 
+# The kernels of budget_strategy="project" (see _projects).
+_PROJECTING_KERNELS = (
+    "the 'linear' and 'rbf' kernels and the 'poly' kernel of coef0 >= 0 and "
+    "an integer degree"
+)
+
 _BUDGET_STRATEGIES = {
     "remove": BudgetStrategy.BUDGET_REMOVE,
     "merge": BudgetStrategy.BUDGET_MERGE,
+    "project": BudgetStrategy.BUDGET_PROJECT,
 }
 
 
@@ -386,7 +393,7 @@ class KernelPerceptron(BasePerceptron):
         free first, by ``budget_strategy``. ``None`` means no limit. See the
         Notes for its cost and for what it does to the guarantees.
 
-    budget_strategy : {"merge", "remove"}, default="merge"
+    budget_strategy : {"merge", "project", "remove"}, default="merge"
         How a full budget makes room. ``"merge"`` (the RBF kernel only) merges
         the support vector of the smallest coefficients (the oldest of those)
         with one of the 8 nearest vectors of its class (the largest kernel
@@ -399,10 +406,19 @@ class KernelPerceptron(BasePerceptron):
         each: epochs 2.4 times as long on the data of
         ``benchmarks/bench_kernel_scale.py``); ``z`` is no training sample, and
         when that merge changes the function more than removing the vector
-        would, the vector is removed. ``"remove"`` removes the oldest support
+        would, the vector is removed. ``"project"`` (the ``"linear"`` and
+        ``"rbf"`` kernels, and ``"poly"`` of ``coef0 >= 0`` and an integer
+        ``degree``: kernels whose matrices are positive semi-definite) removes
+        the support vector of the smallest coefficients (the oldest of those)
+        after adding its coefficients, times the projection of its kernel
+        function onto the span of its 8 nearest other support vectors (the
+        largest kernel values), to theirs, as the Projectron [8]_ projects a
+        new vector; every support vector stays a training sample.
+        ``"remove"`` removes the oldest support
         vector from the function, the forgetting rule of budget perceptrons
         [4]_: cheap, and on data that needs more support vectors than the budget
-        it loses much more accuracy than merging. Not used without a budget.
+        it loses much more accuracy than merging or projecting. Not used
+        without a budget.
         With the RBF kernel, a fit that ends on a full budget then makes an
         averaging epoch on the support as it stands (see the Notes).
 
@@ -547,7 +563,8 @@ class KernelPerceptron(BasePerceptron):
     examines, so that memory is ``O(budget * n_features)`` and the cost of
     an example is ``O(budget * n_features)`` whatever the number of
     samples; a removal costs ``O(budget)``, a merge one kernel row over the
-    support plus one golden-section search.
+    support plus one golden-section search, a projection one kernel row over
+    the support plus the kernel matrix of 8 vectors and its factorization.
     With the other kernels the budget uses the loop above (removal only).
 
     On data separable in the feature space with margin ``eps*`` and
@@ -556,16 +573,21 @@ class KernelPerceptron(BasePerceptron):
     Novikoff's bound counts the progress ``w . u`` made by every update,
     and a removed support vector takes its share with it, while a merge
     replaces two by a point whose coefficient is smaller than the sum of
-    theirs (and which is no sample). The proof fails for both strategies,
-    no mistake bound is known for them once the budget is full, and the
-    run may not stop on separable data. What remains is a function of at
-    most ``budget`` vectors. (The Projectron [8]_, which
-    projects a new vector onto the span of the support instead of
-    adding it, keeps a mistake bound; the averaging epoch below projects
-    onto a few vectors of a support that the run has chosen, and claims
-    none.) With ``average=True`` a removed support vector leaves the
-    averaged function too, and a merge replaces the pair in it as in the
-    last function; so the mean loses its weight merge after merge, since
+    theirs (and which is no sample), and a projection keeps only the part
+    of the removed vector's share that its 8 neighbours span. The proof
+    fails for the three strategies, no mistake bound is known for them once
+    the budget is full, and the run may not stop on separable data. What
+    remains is a function of at most ``budget`` vectors. (The Projectron
+    [8]_, which projects a new vector onto the span of the whole support
+    instead of adding it when the part left out is small enough, and adds it
+    otherwise, keeps a mistake bound, with a support that this threshold
+    bounds, not a budget; ``"project"`` projects the vector it removes,
+    whatever that leaves out, and the averaging epoch below projects onto a
+    few vectors of a support that the run has chosen: neither claims a
+    bound.) With ``average=True`` a removed support vector leaves the
+    averaged function too, and a merge replaces the pair in it (a
+    projection hands its share to the neighbours in it) as in the last
+    function; so the mean loses its weight merge after merge, since
     only the last function is refilled by the updates that follow (on the
     data of ``benchmarks/bench_kernel_scale.py``, 10,000 examples and a
     budget of 500, merging scored 0.88 with the last function and 0.74
@@ -783,16 +805,21 @@ class KernelPerceptron(BasePerceptron):
         return isinstance(self.kernel, str) and self.kernel in _FEATURE_KERNELS
 
     def _check_input(self, X, warm):
-        if (
-            self.budget is not None
-            and self.budget_strategy == "merge"
-            and self.kernel != "rbf"
-        ):
-            raise ValueError(
-                "budget_strategy='merge' merges support vectors under the RBF "
-                f"kernel only; got kernel={self.kernel!r}. Use "
-                "budget_strategy='remove' with other kernels."
-            )
+        if self.budget is not None:
+            if self.budget_strategy == "merge" and self.kernel != "rbf":
+                raise ValueError(
+                    "budget_strategy='merge' merges support vectors under the "
+                    f"RBF kernel only; got kernel={self.kernel!r}. Use "
+                    f"budget_strategy='project' ({_PROJECTING_KERNELS}) or "
+                    "'remove' with other kernels."
+                )
+            if self.budget_strategy == "project" and not self._projects():
+                raise ValueError(
+                    "budget_strategy='project' projects support vectors under "
+                    f"{_PROJECTING_KERNELS} only; got kernel={self.kernel!r}"
+                    f"{self._poly_parameters()}. Use budget_strategy='remove' "
+                    "with other kernels."
+                )
         # tiny values continue a run of normal scale without harm
         if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
             check_no_underflow(X, "the kernel values and decision values")
@@ -1123,6 +1150,21 @@ class KernelPerceptron(BasePerceptron):
                 return np.zeros(len(stopped), dtype=bool)
         return super()._averaged(stopped)
 
+    def _projects(self):
+        """Whether budget_strategy="project" can project with this kernel:
+        one that the budgeted loop computes and whose kernel matrices are
+        positive semi-definite (where the sigmoid kernel's are not, and the
+        projections onto them grow without bound)."""
+        if self.kernel in ("poly", "polynomial"):
+            return self.coef0 >= 0 and float(self.degree).is_integer()
+        return self.kernel in ("linear", "rbf")
+
+    def _poly_parameters(self):
+        """The parameters of a polynomial kernel, for an error message."""
+        if self.kernel in ("poly", "polynomial"):
+            return f", coef0={self.coef0!r}, degree={self.degree!r}"
+        return ""
+
     def _averages_on_support(self):
         """Whether a fit that ends on a full budget makes the averaging
         epoch on its support (see the Notes): with the RBF kernel, whose
@@ -1224,7 +1266,7 @@ class KernelPerceptron(BasePerceptron):
                 support,
                 counters,
                 self._control(1, False, first_epoch=int(progress[0].max())),
-                strategy=BudgetStrategy.BUDGET_PROJECT,
+                strategy=BudgetStrategy.BUDGET_AVERAGING,
             )
             averaged = answers
             if validated:

@@ -1623,11 +1623,12 @@ def kernel_diagonal(const double[::1] sq_norms, KernelSpec spec,
 cpdef enum BudgetStrategy:
     BUDGET_REMOVE = 0
     BUDGET_MERGE = 1
+    BUDGET_PROJECT = 2
     # the averaging epoch that ends a fit on a full budget (not a
     # budget_strategy): the support is kept, and an example that is no
     # support vector updates with its projection onto the span of its
     # nearest support vectors (_project)
-    BUDGET_PROJECT = 2
+    BUDGET_AVERAGING = 3
 
 # The averaging epoch projects an example onto the span of its
 # AVERAGING_NEIGHBOURS nearest support vectors (the largest kernel values),
@@ -1713,7 +1714,7 @@ cdef struct Support:
     int64_t first_index       # the index of the first point of this call
     int64_t* slot_of          # (n_points,): the slot of a point, or -1
     double* krow              # (capacity,) scratch
-    # the projection of BUDGET_PROJECT: the nearest slots, their kernel
+    # the projections of BUDGET_PROJECT and BUDGET_AVERAGING: the nearest slots, their kernel
     # matrix and the coefficients on them (AVERAGING_NEIGHBOURS, its square);
     # near also holds the candidates of a merge (MERGE_CANDIDATES)
     Py_ssize_t* near
@@ -1947,23 +1948,27 @@ cdef Py_ssize_t _keep_nearest(Py_ssize_t* near, Py_ssize_t count,
 
 
 cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
-                         const double* krow) noexcept nogil:
+                         const double* krow, Py_ssize_t excluded) noexcept nogil:
     """The projection of k(x, .), of kernel row krow over the support, onto
-    the span of its nearest support vectors (the Projectron's update,
-    Orabona, Keshet and Caputo, 2009, on AVERAGING_NEIGHBOURS of them): their
-    slots in b.near (the largest values of krow, the lower slot of ties) and
-    the coefficients u = (K + ridge I)^-1 krow[near] in b.near_coef, by
-    Cholesky's factorization of their kernel matrix K. Returns their
-    number."""
-    cdef Py_ssize_t m = min(<Py_ssize_t>AVERAGING_NEIGHBOURS, b.n_support)
+    the span of its nearest support vectors but slot excluded (-1: none)
+    (the Projectron's update, Orabona, Keshet and Caputo, 2009, on
+    AVERAGING_NEIGHBOURS of them): their slots in b.near (the largest values
+    of krow, the lower slot of ties) and the coefficients
+    u = (K + ridge I)^-1 krow[near] in b.near_coef, by Cholesky's
+    factorization of their kernel matrix K. Returns their number."""
+    cdef Py_ssize_t m = min(<Py_ssize_t>AVERAGING_NEIGHBOURS,
+                            b.n_support - (excluded >= 0))
     cdef Py_ssize_t d = b.n_features, s, p, q, t, count = 0
     cdef Py_ssize_t* near = b.near
     cdef double* g = b.near_gram
     cdef double* u = b.near_coef
     cdef double largest = 0.0, value
+    if m <= 0:
+        return 0
     # the m largest values, in decreasing order (the lower slot of ties)
     for s in range(b.n_support):
-        count = _keep_nearest(near, count, m, s, krow, NULL)
+        if s != excluded:
+            count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
         for q in range(p, m):
             _kernel_row(kernel, b.rows + near[q] * d, b.sq_norms + near[q], 1,
@@ -2008,30 +2013,61 @@ cdef enum:
     MERGE_CANDIDATES = 8
 
 
+cdef Py_ssize_t _smallest(const Support* b, double* smallest) noexcept nogil:
+    """The slot of the smallest coefficients (the sum of their squares over
+    the problems, in smallest), the oldest of ties."""
+    cdef Py_ssize_t c, s, m = 0
+    cdef double size
+    smallest[0] = INFINITY
+    for s in range(b.n_support):
+        size = 0.0
+        for c in range(b.n_problems):
+            size += b.coef[c * b.capacity + s] * b.coef[c * b.capacity + s]
+        # ties go to the oldest, whatever the order of the slots
+        if size < smallest[0] or (size == smallest[0] and b.age[s] < b.age[m]):
+            smallest[0] = size
+            m = s
+    return m
+
+
+cdef void _project_out(Support* b, const Kernel* kernel, Py_ssize_t m) noexcept nogil:
+    """Add the coefficients of slot m (and its averaging sums) times the
+    projection of k(x_m, .) onto the span of its nearest support vectors
+    (_project, m excluded) to theirs, before m is removed."""
+    cdef Py_ssize_t c, p, n_near
+    cdef Py_ssize_t cap = b.capacity
+    _support_row(b, kernel, b.rows + m * b.n_features, b.sq_norms[m], b.krow)
+    n_near = _project(b, kernel, b.krow, m)
+    for c in range(b.n_problems):
+        for p in range(n_near):
+            b.coef[c * cap + b.near[p]] += b.coef[c * cap + m] * b.near_coef[p]
+            if b.avg_coef != NULL:
+                b.avg_coef[c * cap + b.near[p]] += (
+                    b.avg_coef[c * cap + m] * b.near_coef[p])
+
+
 cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil:
-    """Free a slot: remove the oldest support vector ("remove"), or merge
-    the support vector of the smallest coefficients with one of the
-    MERGE_CANDIDATES nearest of its class (see there), or remove it when
-    that merge changes the function more ("merge")."""
+    """Free a slot: remove the oldest support vector ("remove"); remove the
+    support vector of the smallest coefficients after adding them, times
+    its projection onto the span of its AVERAGING_NEIGHBOURS nearest, to
+    theirs ("project"); or merge the support vector of the smallest
+    coefficients with one of the MERGE_CANDIDATES nearest of its class (see
+    there), or remove it when that merge changes the function more
+    ("merge")."""
     cdef Py_ssize_t c, s, j, m = 0, partner = -1, count, p
     cdef Py_ssize_t d = b.n_features
-    cdef double size, smallest, best, best_h = 0.0, km, kj, loss
+    cdef double smallest, best, best_h = 0.0, km, kj, loss
     cdef double* row_m
     cdef double* row_j
     if b.strategy == BUDGET_REMOVE:
         for s in range(1, b.n_support):
             if b.age[s] < b.age[m]:
                 m = s
+    elif b.strategy == BUDGET_PROJECT:
+        m = _smallest(b, &smallest)
+        _project_out(b, kernel, m)
     else:
-        smallest = INFINITY
-        for s in range(b.n_support):
-            size = 0.0
-            for c in range(b.n_problems):
-                size += b.coef[c * b.capacity + s] * b.coef[c * b.capacity + s]
-            # ties go to the oldest, whatever the order of the slots
-            if size < smallest or (size == smallest and b.age[s] < b.age[m]):
-                smallest = size
-                m = s
+        m = _smallest(b, &smallest)
         _support_row(b, kernel, b.rows + m * d, b.sq_norms[m], b.krow)
         # the candidates, nearest first (the largest kernel value, the oldest
         # of ties), in b.near; the nearest of equal losses is the partner
@@ -2349,7 +2385,7 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     """Examine example i (row x, its squared norm, its kernel row over the
     support as the block began, and whether that row was all finite):
     correct the values of the slots changed since, then update each problem that it makes a mistake on, making room
-    first when it is not a support vector (or, with BUDGET_PROJECT, adding
+    first when it is not a support vector (or, with BUDGET_AVERAGING, adding
     the update times its projection (_project) to the coefficients of its
     nearest support vectors). 0 on a value that is not finite."""
     cdef Py_ssize_t k = b.n_problems, cap = b.capacity, d = b.n_features
@@ -2376,8 +2412,8 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         return 1
 
     slot = b.slot_of[i]
-    if slot < 0 and b.strategy == BUDGET_PROJECT:
-        n_near = _project(b, kernel, krow)
+    if slot < 0 and b.strategy == BUDGET_AVERAGING:
+        n_near = _project(b, kernel, krow, -1)
         for c in range(k):
             if delta[c] == 0.0:
                 continue
@@ -2485,8 +2521,8 @@ def run_budget_epochs(
     averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
     (number held, clock of entries, index of the first example of this
     call). ``budget`` <= capacity support vectors are kept by ``strategy``
-    (a BudgetStrategy; BUDGET_MERGE and BUDGET_PROJECT need KERNEL_RBF,
-    and BUDGET_PROJECT a support to project onto). The other arguments
+    (a BudgetStrategy; BUDGET_MERGE and BUDGET_AVERAGING need KERNEL_RBF,
+    and BUDGET_AVERAGING a support to project onto). The other arguments
     are those of run_epochs, for the examples of this call. Returns (epochs
     of each problem, whether each converged, whether the stopping rule
     ended each).
@@ -2520,10 +2556,12 @@ def run_budget_epochs(
             and X.shape == (n, d)):
         raise ValueError("run_budget_epochs: the arrays do not fit.")
     if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or (
-            strategy != BUDGET_REMOVE and spec.kind != KERNEL_RBF):
+            strategy in (BUDGET_MERGE, BUDGET_AVERAGING)
+            and spec.kind != KERNEL_RBF):
         raise ValueError("run_budget_epochs: a kernel on the features "
-                         "(the RBF kernel to merge or project).")
-    if strategy == BUDGET_PROJECT and state[0] == 0:
+                         "(the RBF kernel to merge, or for the averaging "
+                         "epoch).")
+    if strategy == BUDGET_AVERAGING and state[0] == 0:
         raise ValueError("run_budget_epochs: no support to project onto.")
     for ii in range(visit.shape[0]):
         if not 0 <= visit[ii] < n:

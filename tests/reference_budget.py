@@ -1,20 +1,25 @@
-"""A pure-NumPy reference of the budgeted kernel perceptron's merging.
+"""A pure-NumPy reference of the budgeted kernel perceptron's merging and
+projecting.
 
 One binary problem, one example at a time, on the rows themselves (merged
 vectors are no samples): the decision value of each example is the sum over
 the support vectors, the average is the explicit mean of the function after
-every step, kept as coefficients on the support vectors, and a full budget
-merges the support vector of the smallest coefficient (the oldest of
-those) with one of the 8 nearest vectors of its class (the one whose
-merge at the point that weighs the two by their coefficients changes the
-function least), at the point and with the coefficient that change the
-function least, as in budgeted SGD (Wang, Crammer and Vucetic, 2012), or
-removes it when that merge changes the function more than the removal.
-With averaging, a run that ends on a full budget then makes one more
-epoch on its support as it stands, an example that is no support vector
-updating with the projection of its kernel function onto the span of its
-8 nearest support vectors (the Projectron's update, Orabona, Keshet and
-Caputo, 2009), and answers with the mean of that epoch's functions.
+every step, kept as coefficients on the support vectors. A full budget
+frees a slot from the support vector of the smallest coefficient (the
+oldest of those). Merging (RBF kernel) merges it with one of the 8 nearest
+vectors of its class (the one whose merge at the point that weighs the two
+by their coefficients changes the function least), at the point and with
+the coefficient that change the function least, as in budgeted SGD (Wang,
+Crammer and Vucetic, 2012), or removes it when that merge changes the
+function more than the removal. Projecting (any kernel) adds its
+coefficient times the projection of its kernel function onto the span of
+its 8 nearest other support vectors (the largest kernel values) to theirs,
+then removes it. With averaging and the RBF kernel, a run that ends on a
+full budget then makes one more epoch on its support as it stands, an
+example that is no support vector updating with the projection of its
+kernel function onto the span of its 8 nearest support vectors (the
+Projectron's update, Orabona, Keshet and Caputo, 2009), and answers with
+the mean of that epoch's functions.
 """
 
 import numpy as np
@@ -55,17 +60,26 @@ def best_merge(a_m, a_j, k_mj):
     return before - merged_norm2(a_m, a_j, log_k, h), h
 
 
-def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
-    """The budgeted kernel perceptron (beta = 0) under the RBF kernel with
-    labels y in {-1, +1}, visiting the examples in order.
+def reference_budget_fit(
+    X, y, *, gamma, budget, strategy="merge", kernel=None, max_iter=5, average=False
+):
+    """The budgeted kernel perceptron (beta = 0) with labels y in {-1, +1},
+    visiting the examples in order, under the RBF kernel of ``gamma``, or
+    ``kernel(A, x)`` (the values between the rows of A and x) with
+    ``strategy="project"``.
 
     Returns the support vectors, their coefficients (averaged with
-    ``average=True``: over the run, or over the averaging epoch after it
-    when the budget is full) and the number of updates.
+    ``average=True``: over the run, or, under the RBF kernel, over the
+    averaging epoch after it when the budget is full) and the number of
+    updates.
     """
+    rbf = kernel is None
+    if rbf:
 
-    def kernel(A, x):
-        return np.exp(-gamma * ((A - x) ** 2).sum(axis=1))
+        def kernel(A, x):
+            return np.exp(-gamma * ((A - x) ** 2).sum(axis=1))
+
+    make_room = {"merge": _merge, "project": _project_out}[strategy]
 
     rows, coef, mean, owner, age = [], [], [], [], []
     steps = n_updates = clock = 0
@@ -77,7 +91,7 @@ def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
                 n_updates += 1
                 if i not in owner:
                     if len(rows) >= budget:
-                        _merge(rows, coef, mean, owner, age, kernel)
+                        make_room(rows, coef, mean, owner, age, kernel)
                     rows.append(X[i].copy())
                     coef.append(0.0)
                     mean.append(0.0)
@@ -87,7 +101,7 @@ def reference_merge_fit(X, y, *, gamma, budget, max_iter=5, average=False):
                 coef[owner.index(i)] += y[i]
             # the sum of the functions after every step
             mean = [s + a for s, a in zip(mean, coef, strict=True)]
-    if average and len(rows) >= budget:
+    if average and rbf and len(rows) >= budget:
         mean, epoch_updates = _averaging_epoch(
             X, y, np.array(rows), coef, owner, kernel
         )
@@ -115,10 +129,30 @@ def _averaging_epoch(X, y, rows, coef, owner, kernel):
     return total / len(y), n_updates
 
 
+def _smallest(coef, age):
+    """The support vector of the smallest coefficient, the oldest of ties."""
+    sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
+    return min(range(len(coef)), key=lambda s: sizes[s])
+
+
+def _project_out(rows, coef, mean, owner, age, kernel):
+    """Project one support vector onto its nearest others, and remove it,
+    in place."""
+    m = _smallest(coef, age)
+    k_m = kernel(np.array(rows), rows[m])
+    others = np.delete(np.arange(len(rows)), m)
+    near = others[nearest(k_m[others])]
+    u = projection(np.array(rows)[near], k_m[near], kernel)
+    for p, s in enumerate(near):
+        coef[s] += coef[m] * u[p]
+        mean[s] += mean[m] * u[p]
+    for values in (rows, coef, mean, owner, age):
+        del values[m]
+
+
 def _merge(rows, coef, mean, owner, age, kernel):
     """Merge (or remove) one support vector, in place."""
-    sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
-    m = min(range(len(rows)), key=lambda s: sizes[s])
+    m = _smallest(coef, age)
     k_m = kernel(np.array(rows), rows[m])
     # the partner: of the 8 nearest vectors of its class (the oldest of
     # ties), the one whose merge at the point that weighs the two by their

@@ -50,12 +50,14 @@ BUDGETS = [
     dict(),
     dict(budget=40, budget_strategy="merge"),
     dict(budget=40, budget_strategy="remove", beta="power"),
+    dict(budget=40, budget_strategy="project"),
 ]
+BUDGET_IDS = ["plain", "merge", "remove-power", "project"]
 
 
 @pytest.mark.parametrize("form", INPUTS)
 @pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove-power"])
+@pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS)
 @pytest.mark.parametrize("seed", range(3))
 def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     form, n_classes, budget, seed
@@ -158,7 +160,7 @@ def test_the_linear_default_does_not_split():
     assert model.validation_scores_ is None and model.best_validation_score_ is None
 
 
-@pytest.mark.parametrize("budget", BUDGETS, ids=["plain", "merge", "remove-power"])
+@pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_answer_scores_the_best_validation_score(budget, seed):
     X, y = noisy(n_classes=3, random_state=seed)
