@@ -1643,7 +1643,8 @@ cpdef enum BudgetStrategy:
 # against 0.755 and 0.746; the epoch took 0.015 and 0.06 s with 8, 0.04 and
 # 0.14 s with 32, 0.08 and 0.38 s with the whole support. The system is
 # K + PROJECTION_RIDGE * max k(x_s, x_s) I: the ridge keeps it solvable
-# where neighbours (nearly) coincide.
+# where neighbours (nearly) coincide. BUDGET_PROJECT projects the vector it
+# removes onto as many of the others, by the same system.
 cdef enum:
     AVERAGING_NEIGHBOURS = 8
 cdef double PROJECTION_RIDGE = 1e-8
@@ -1714,9 +1715,10 @@ cdef struct Support:
     int64_t first_index       # the index of the first point of this call
     int64_t* slot_of          # (n_points,): the slot of a point, or -1
     double* krow              # (capacity,) scratch
-    # the projections of BUDGET_PROJECT and BUDGET_AVERAGING: the nearest slots, their kernel
-    # matrix and the coefficients on them (AVERAGING_NEIGHBOURS, its square);
-    # near also holds the candidates of a merge (MERGE_CANDIDATES)
+    # the projections of BUDGET_PROJECT and BUDGET_AVERAGING: the nearest
+    # slots, their kernel matrix and the coefficients on them
+    # (AVERAGING_NEIGHBOURS, its square); near also holds the candidates of a
+    # merge (MERGE_CANDIDATES)
     Py_ssize_t* near
     double* near_gram
     double* near_coef
@@ -2030,7 +2032,8 @@ cdef Py_ssize_t _smallest(const Support* b, double* smallest) noexcept nogil:
     return m
 
 
-cdef void _project_out(Support* b, const Kernel* kernel, Py_ssize_t m) noexcept nogil:
+cdef void _project_out(Support* b, const Kernel* kernel,
+                       Py_ssize_t m) noexcept nogil:
     """Add the coefficients of slot m (and its averaging sums) times the
     projection of k(x_m, .) onto the span of its nearest support vectors
     (_project, m excluded) to theirs, before m is removed."""
