@@ -816,9 +816,9 @@ class KernelPerceptron(BasePerceptron):
             if self.budget_strategy == "project" and not self._projects():
                 raise ValueError(
                     "budget_strategy='project' projects support vectors under "
-                    f"{_PROJECTING_KERNELS} only; got kernel={self.kernel!r}"
-                    f"{self._poly_parameters()}. Use budget_strategy='remove' "
-                    "with other kernels."
+                    f"{_PROJECTING_KERNELS} only; got kernel={self.kernel!r}, "
+                    f"coef0={self.coef0!r}, degree={self.degree!r}. Use "
+                    "budget_strategy='remove' with other kernels."
                 )
         # tiny values continue a run of normal scale without harm
         if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
@@ -1158,12 +1158,6 @@ class KernelPerceptron(BasePerceptron):
         if self.kernel in ("poly", "polynomial"):
             return self.coef0 >= 0 and float(self.degree).is_integer()
         return self.kernel in ("linear", "rbf")
-
-    def _poly_parameters(self):
-        """The parameters of a polynomial kernel, for an error message."""
-        if self.kernel in ("poly", "polynomial"):
-            return f", coef0={self.coef0!r}, degree={self.degree!r}"
-        return ""
 
     def _averages_on_support(self):
         """Whether a fit that ends on a full budget makes the averaging

@@ -2032,21 +2032,29 @@ cdef Py_ssize_t _smallest(const Support* b, double* smallest) noexcept nogil:
     return m
 
 
+cdef void _add_projection(Support* b, Py_ssize_t n_near, Py_ssize_t c,
+                          double step, double step_avg) noexcept nogil:
+    """Add step (and step_avg to the averaging sums) times the projection
+    of the last _project, on its n_near slots, to problem c."""
+    cdef Py_ssize_t t, cap = b.capacity
+    for t in range(n_near):
+        b.coef[c * cap + b.near[t]] += step * b.near_coef[t]
+        if b.avg_coef != NULL:
+            b.avg_coef[c * cap + b.near[t]] += step_avg * b.near_coef[t]
+
+
 cdef void _project_out(Support* b, const Kernel* kernel,
                        Py_ssize_t m) noexcept nogil:
     """Add the coefficients of slot m (and its averaging sums) times the
     projection of k(x_m, .) onto the span of its nearest support vectors
     (_project, m excluded) to theirs, before m is removed."""
-    cdef Py_ssize_t c, p, n_near
+    cdef Py_ssize_t c, n_near
     cdef Py_ssize_t cap = b.capacity
     _support_row(b, kernel, b.rows + m * b.n_features, b.sq_norms[m], b.krow)
     n_near = _project(b, kernel, b.krow, m)
     for c in range(b.n_problems):
-        for p in range(n_near):
-            b.coef[c * cap + b.near[p]] += b.coef[c * cap + m] * b.near_coef[p]
-            if b.avg_coef != NULL:
-                b.avg_coef[c * cap + b.near[p]] += (
-                    b.avg_coef[c * cap + m] * b.near_coef[p])
+        _add_projection(b, n_near, c, b.coef[c * cap + m],
+                        b.avg_coef[c * cap + m] if b.avg_coef != NULL else 0.0)
 
 
 cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil:
@@ -2392,7 +2400,7 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     the update times its projection (_project) to the coefficients of its
     nearest support vectors). 0 on a value that is not finite."""
     cdef Py_ssize_t k = b.n_problems, cap = b.capacity, d = b.n_features
-    cdef Py_ssize_t c, s, t, slot, n_near
+    cdef Py_ssize_t c, slot, n_near
     cdef double yc, value
     cdef bint updated = False
     # a row found finite in the threads can only have lost that in the
@@ -2418,13 +2426,8 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     if slot < 0 and b.strategy == BUDGET_AVERAGING:
         n_near = _project(b, kernel, krow, -1)
         for c in range(k):
-            if delta[c] == 0.0:
-                continue
-            for t in range(n_near):
-                s = b.near[t]
-                b.coef[c * cap + s] += delta[c] * b.near_coef[t]
-                if b.avg_coef != NULL:
-                    b.avg_coef[c * cap + s] += delta_avg[c] * b.near_coef[t]
+            if delta[c] != 0.0:
+                _add_projection(b, n_near, c, delta[c], delta_avg[c])
         return 1
     if slot < 0:
         while b.n_support >= b.budget:
