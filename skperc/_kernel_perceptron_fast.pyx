@@ -1488,6 +1488,26 @@ cdef void _clear_point(const Kernel* kernel, Py_ssize_t j,
             x[kernel.indices[p]] = 0.0
 
 
+cdef void _add_products(const Kernel* kernel, Py_ssize_t n,
+                        Py_ssize_t first, Py_ssize_t last, double sq_norm,
+                        const double* coef, Py_ssize_t k,
+                        Py_ssize_t n_support, double* column,
+                        double* out) noexcept nogil:
+    """out[c, r] += coef[c] k(x_r, v) for first <= r < last, from the
+    products column[r] = x_r . v of a vector v of squared norm sq_norm
+    (coef: its coefficient of each problem, n_support apart)."""
+    cdef Py_ssize_t c, r
+    cdef double a
+    _apply_kernel(kernel, kernel.sq_norms + first, last - first, sq_norm,
+                  column + first)
+    for c in range(k):
+        a = coef[c * n_support]
+        if a == 0.0:
+            continue
+        for r in range(first, last):
+            out[c * n + r] += a * column[r]
+
+
 cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
                         const Kernel* vectors, Py_ssize_t n_support,
                         const double* coef, Py_ssize_t k, double* column,
@@ -1496,29 +1516,49 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
     """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the rows lo <= r < hi
     of the kernel's n rows and the n_support vectors, summed in the order
     of s, a tile of rows at a time (tiles end on multiples of _tile_rows,
-    the panels' bounds); column (n values) and x (one vector, all zeros on
+    the panels' bounds; lo is a multiple of SKPERC_PANEL). From float64
+    panels, SKPERC_POINTS vectors at a time read each stretch of the tile
+    once (dots.h: the same sums as one vector's). column
+    (SKPERC_POINTS * n values) and x (SKPERC_POINTS vectors, all zeros on
     entry and on return) are scratch."""
-    cdef Py_ssize_t s, c, r, first, last
-    cdef Py_ssize_t tile = _tile_rows(kernel)
-    cdef double a
+    cdef Py_ssize_t g, s, q, first, last, grouped
+    cdef Py_ssize_t tile = _tile_rows(kernel), d = vectors.n_columns
+    # the groups of SKPERC_POINTS vectors, then the vectors left one by one
+    grouped = 0
+    if kernel.panels != NULL:
+        grouped = n_support // SKPERC_POINTS
     first = lo
     while first < hi:
         last = min((first // tile + 1) * tile, hi)
-        for s in range(n_support):
+        for g in range(grouped):
+            s = g * SKPERC_POINTS
+            for q in range(SKPERC_POINTS):
+                _point(vectors, s + q, x + q * d, True)
+            skperc_dots_panels_points(
+                kernel.panels + first // SKPERC_PANEL * d * SKPERC_PANEL,
+                last - first, d, x, d, column + first, n)
+            for q in range(SKPERC_POINTS):
+                _clear_point(vectors, s + q, x + q * d)
+                _add_products(kernel, n, first, last, vectors.sq_norms[s + q],
+                              coef + s + q, k, n_support, column + q * n, out)
+        for s in range(grouped * SKPERC_POINTS, n_support):
             # once per tile and support vector: a CSR vector must not cost
             # n_columns each time
             _point(vectors, s, x, True)
             _row_dots(kernel, first, last, x, column)
             _clear_point(vectors, s, x)
-            _apply_kernel(kernel, kernel.sq_norms + first, last - first,
-                          vectors.sq_norms[s], column + first)
-            for c in range(k):
-                a = coef[c * n_support + s]
-                if a == 0.0:
-                    continue
-                for r in range(first, last):
-                    out[c * n + r] += a * column[r]
+            _add_products(kernel, n, first, last, vectors.sq_norms[s],
+                          coef + s, k, n_support, column, out)
         first = last
+
+
+cdef inline Py_ssize_t _panel_start(Py_ssize_t n, Py_ssize_t n_blocks,
+                                     Py_ssize_t t) noexcept nogil:
+    """_block_start on a multiple of SKPERC_PANEL rows, where a panel
+    begins."""
+    if t >= n_blocks:
+        return n
+    return n * t // n_blocks // SKPERC_PANEL * SKPERC_PANEL
 
 
 def kernel_products(rows, const double[::1] sq_norms, support,
@@ -1535,9 +1575,9 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     cdef Py_ssize_t k = coef.shape[0], d = rows.shape[1], t
     cdef Py_ssize_t n_blocks = _n_blocks(n_threads, n)
     cdef double[:, ::1] out = np.zeros((k, n))
-    cdef double[::1] column = np.empty(n)
-    # the vector of each thread, as float64 values
-    cdef double[::1] x = np.zeros(n_blocks * d + 1)
+    cdef double[::1] column = np.empty(SKPERC_POINTS * n)
+    # the vectors of each thread, as float64 values
+    cdef double[::1] x = np.zeros(n_blocks * SKPERC_POINTS * d + 1)
     if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not (
             support.shape[1] == d and sq_norms.shape[0] == n
             and support_sq_norms.shape[0] == n_support
@@ -1563,8 +1603,9 @@ def kernel_products(rows, const double[::1] sq_norms, support,
         else:
             for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
                 _product_rows(&kernel, n, &vectors, n_support, weights, k,
-                              scratch, values, _block_start(n, n_blocks, t),
-                              _block_start(n, n_blocks, t + 1), xs + t * d)
+                              scratch, values, _panel_start(n, n_blocks, t),
+                              _panel_start(n, n_blocks, t + 1),
+                              xs + t * SKPERC_POINTS * d)
     return out.base
 
 
