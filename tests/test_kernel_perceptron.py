@@ -200,17 +200,18 @@ def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
 def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
     """kernel_products reads each thread's rows a tile at a time (here 800
     rows of 40 float64 features, 1,600 of float32), all the support against
-    each tile: every value is still the sum over the support, in its order,
-    of the columns the loop computes, bit for bit, dense or CSR, float64 or
+    each tile, 4 support vectors at a time from float64 panels and the 29th
+    alone: every value is still the sum over the support, in its order, of
+    the columns the loop computes, bit for bit, dense or CSR, float64 or
     float32 (a CSR support vector written into zeros and cleared after each
-    tile), on one thread or two (whose blocks of 4,500 rows end off the tiles' and
-    the panels' bounds)."""
+    tile), on one thread or two (whose blocks meet at row 4,480, the first
+    panel's bound under half the rows, off the tiles' bounds)."""
     rng = np.random.RandomState(3)
     X = rng.randn(9000, 40).astype(np.float32).astype(np.float64)
     X[rng.rand(*X.shape) < 0.3] = 0.0
     sq_norms = squared_norms(X)
     spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.02, coef0=0.5, degree=2)
-    support = np.arange(5, 9000, 331)
+    support = np.arange(5, 9000, 317)
     coef = rng.randn(2, len(support))
     expected = np.zeros((2, len(X)))
     for s, j in enumerate(support):
