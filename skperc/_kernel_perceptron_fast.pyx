@@ -499,13 +499,15 @@ cdef inline Py_ssize_t _n_blocks(Py_ssize_t n_threads,
 
 
 cdef inline Py_ssize_t _block_start(Py_ssize_t n, Py_ssize_t n_blocks,
-                                    Py_ssize_t t) noexcept nogil:
+                                    Py_ssize_t t,
+                                    Py_ssize_t multiple=8) noexcept nogil:
     """The first row of block t of n rows cut in n_blocks (n for t =
-    n_blocks): a multiple of 8 rows, so that no two threads write to one
-    cache line of float64 values."""
+    n_blocks): a multiple of ``multiple`` rows, 8 so that no two threads
+    write to one cache line of float64 values (SKPERC_PANEL for blocks that
+    begin on a panel)."""
     if t >= n_blocks:
         return n
-    return n * t // n_blocks // 8 * 8
+    return n * t // n_blocks // multiple * multiple
 
 
 cdef void _update_rows(Model* m, const Kernel* kernel, Py_ssize_t j,
@@ -1552,15 +1554,6 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
         first = last
 
 
-cdef inline Py_ssize_t _panel_start(Py_ssize_t n, Py_ssize_t n_blocks,
-                                     Py_ssize_t t) noexcept nogil:
-    """_block_start on a multiple of SKPERC_PANEL rows, where a panel
-    begins."""
-    if t >= n_blocks:
-        return n
-    return n * t // n_blocks // SKPERC_PANEL * SKPERC_PANEL
-
-
 def kernel_products(rows, const double[::1] sq_norms, support,
                     const double[::1] support_sq_norms, KernelSpec spec,
                     const double[:, ::1] coef, Py_ssize_t n_threads=1):
@@ -1603,8 +1596,9 @@ def kernel_products(rows, const double[::1] sq_norms, support,
         else:
             for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
                 _product_rows(&kernel, n, &vectors, n_support, weights, k,
-                              scratch, values, _panel_start(n, n_blocks, t),
-                              _panel_start(n, n_blocks, t + 1),
+                              scratch, values,
+                              _block_start(n, n_blocks, t, SKPERC_PANEL),
+                              _block_start(n, n_blocks, t + 1, SKPERC_PANEL),
                               xs + t * SKPERC_POINTS * d)
     return out.base
 
