@@ -58,6 +58,8 @@ cdef extern from "openmp_runtime.h":
 cdef extern from "rbf.h":
     void skperc_rbf(double* out, const double* sq_norms, double sq_norm_j,
                     double gamma, Py_ssize_t n) noexcept nogil
+    void skperc_rbf_row(double* out, const double* sq_norms, double sq_norm_r,
+                        double gamma, Py_ssize_t n) noexcept nogil
     double skperc_exp_one(double x) noexcept nogil
 
 cdef extern from "dots.h":
@@ -76,6 +78,12 @@ cdef extern from "dots.h":
     void skperc_dots_panels32(const float* panels, Py_ssize_t lo,
                               Py_ssize_t hi, Py_ssize_t m, const double* x,
                               double* out) noexcept nogil
+    void skperc_dots_panels_at(const double* panels, Py_ssize_t hi,
+                               Py_ssize_t m, const double* x,
+                               const int32_t* features, Py_ssize_t n_features,
+                               double* out) noexcept nogil
+    Py_ssize_t skperc_nonzero_features(const double* x, Py_ssize_t m,
+                                       int32_t* features) noexcept nogil
     enum: SKPERC_POINTS
     void skperc_dots_panels_points(const double* panels, Py_ssize_t hi,
                                    Py_ssize_t m, const double* x,
@@ -251,6 +259,28 @@ cdef void _dots_at(const floating* rows, const int64_t* at, Py_ssize_t n,
         out[r] = a0
 
 
+cdef void _dots_over(const double* rows, const int64_t* at, Py_ssize_t n,
+                     Py_ssize_t m, const double* x, const int32_t* features,
+                     Py_ssize_t n_features, double* out) noexcept nogil:
+    """_dots_at over the features listed (in increasing order) where x may
+    not be 0, or every feature for ``features`` NULL: each row's sum in
+    feature order but for products with a 0 of x, which change no sum of
+    finite rows (one that starts at +0 is never -0): the same bits in
+    O(n_features) per row."""
+    cdef Py_ssize_t r, t
+    cdef const double* row
+    cdef double total
+    if features == NULL:
+        _dots_at(rows, at, n, m, x, out)
+        return
+    for r in range(n):
+        row = rows + (at[r] if at != NULL else r) * m
+        total = 0.0
+        for t in range(n_features):
+            total += row[features[t]] * x[features[t]]
+        out[r] = total
+
+
 cdef double _weighted_sum(const double* a, const double* v,
                           Py_ssize_t n) noexcept nogil:
     """sum_s a[s] v[s] as 8 independent sums, of the slots s = l (mod 8)
@@ -405,6 +435,17 @@ cdef void _apply_kernel(const Kernel* kernel, const double* sq_norms,
     elif kernel.kind == KERNEL_SIGMOID:
         for r in range(n):
             out[r] = tanh(kernel.gamma * out[r] + kernel.coef0)
+
+
+cdef void _apply_kernel_row(const Kernel* kernel, double sq_norm_r,
+                            const double* sq_norms, Py_ssize_t n,
+                            double* out) noexcept nogil:
+    """out[j] = k(x_r, x_j) from the products out[j] = x_r . x_j of a row
+    r over n points: the values of _apply_kernel's columns, bit for bit."""
+    if kernel.kind == KERNEL_RBF:
+        skperc_rbf_row(out, sq_norms, sq_norm_r, kernel.gamma, n)
+    else:
+        _apply_kernel(kernel, sq_norms, n, sq_norm_r, out)
 
 
 # What _take_slot finds for a column
@@ -1554,6 +1595,83 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
         first = last
 
 
+# The support vectors that kernel_products holds in panels at once for CSR
+# rows: SUPPORT_CHUNK_BYTES of float64 values (at least a panel), which stay
+# in a core's cache while each of its rows reads them at its features. On
+# 200,000 rows of the text data of benchmarks/bench_kernel_scale.py (3,000
+# columns) against 6,198 support vectors, one thread: 7.7 s, against 12.2 s
+# with 16 MiB, and 21.6 s a vector at a time.
+cdef enum:
+    SUPPORT_CHUNK_BYTES = 1024 * 1024
+
+
+cdef void _row_products(const Kernel* kernel, Py_ssize_t n,
+                        const Kernel* vectors, Py_ssize_t n_vectors,
+                        const double* coef, Py_ssize_t stride, Py_ssize_t k,
+                        double* out, Py_ssize_t lo, Py_ssize_t hi,
+                        double* x, double* krow) noexcept nogil:
+    """out[c, r] += sum_s coef[c, s] k(x_r, v_s) for the CSR rows lo <= r
+    < hi of the kernel's n rows and the n_vectors vectors in the panels of
+    vectors (coef: their coefficients, a problem every stride), summed in
+    the order of s: a row's products with every vector at once, from the
+    panels at the row's stored features (dots.h), in the lanes of the
+    vectors, where a vector at a time gathers its values at each row's
+    features. The bits of _product_rows. x (n_columns zeros on entry and on
+    return) and krow (n_vectors) are scratch."""
+    cdef Py_ssize_t r, c, s, d = kernel.n_columns
+    cdef double total, a
+    for r in range(lo, hi):
+        _point(kernel, r, x, True)
+        skperc_dots_panels_at(vectors.panels, n_vectors, d, x,
+                              kernel.indices + kernel.indptr[r],
+                              kernel.indptr[r + 1] - kernel.indptr[r], krow)
+        _clear_point(kernel, r, x)
+        _apply_kernel_row(kernel, kernel.sq_norms[r], vectors.sq_norms,
+                          n_vectors, krow)
+        for c in range(k):
+            total = out[c * n + r]
+            for s in range(n_vectors):
+                a = coef[c * stride + s]
+                if a != 0.0:
+                    total += a * krow[s]
+            out[c * n + r] = total
+
+
+cdef object _csr_products(Kernel* kernel, Py_ssize_t n, support,
+                          const double[::1] sq_norms,
+                          const double[:, ::1] coef, Py_ssize_t n_blocks,
+                          double[:, ::1] out):
+    """kernel_products of CSR rows (_row_products), over the support
+    SUPPORT_CHUNK_BYTES at a time, in order, copied into panels as float64
+    values."""
+    cdef Kernel vectors
+    memset(&vectors, 0, sizeof(Kernel))
+    cdef Py_ssize_t n_support = support.shape[0], k = coef.shape[0]
+    cdef Py_ssize_t d = kernel.n_columns, start, size, t
+    cdef Py_ssize_t chunk = SKPERC_PANEL * max(
+        1, SUPPORT_CHUNK_BYTES // (sizeof(double) * d * SKPERC_PANEL))
+    cdef double[::1] x = np.zeros(n_blocks * d)
+    cdef double[::1] krow = np.empty(n_blocks * min(chunk, n_support))
+    for start in range(0, n_support, chunk):
+        size = min(chunk, n_support - start)
+        part = support[start : start + size]
+        part = part.toarray() if hasattr(part, "toarray") else part
+        panels = _set_panels(&vectors, np.asarray(part, dtype=np.float64))
+        vectors.sq_norms = &sq_norms[start]
+        with nogil:
+            if n_blocks == 1:
+                _row_products(kernel, n, &vectors, size, &coef[0, start],
+                              n_support, k, &out[0, 0], 0, n, &x[0], &krow[0])
+            else:
+                for t in prange(n_blocks, num_threads=n_blocks,
+                                schedule="static"):
+                    _row_products(kernel, n, &vectors, size, &coef[0, start],
+                                  n_support, k, &out[0, 0],
+                                  _block_start(n, n_blocks, t),
+                                  _block_start(n, n_blocks, t + 1),
+                                  &x[t * d], &krow[t * min(chunk, n_support)])
+
+
 def kernel_products(rows, const double[::1] sq_norms, support,
                     const double[::1] support_sq_norms, KernelSpec spec,
                     const double[:, ::1] coef, Py_ssize_t n_threads=1):
@@ -1561,16 +1679,16 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     compiled kernel on the features: the rows and the support as in
     run_epochs (dense or CSR, float64 or float32, the same bits either
     way), with their squared_norms; summed over the support in its order,
-    one kernel column at a time, the rows split among up to ``n_threads``
-    threads (the same bits for any number)."""
+    one kernel column at a time (for CSR rows, with vector instructions,
+    one row at a time: _csr_products), the rows split among up to
+    ``n_threads`` threads (the same bits for any number)."""
     cdef Kernel kernel, vectors
     cdef Py_ssize_t n = rows.shape[0], n_support = support.shape[0]
     cdef Py_ssize_t k = coef.shape[0], d = rows.shape[1], t
     cdef Py_ssize_t n_blocks = _n_blocks(n_threads, n)
     cdef double[:, ::1] out = np.zeros((k, n))
-    cdef double[::1] column = np.empty(SKPERC_POINTS * n)
-    # the vectors of each thread, as float64 values
-    cdef double[::1] x = np.zeros(n_blocks * SKPERC_POINTS * d + 1)
+    cdef double[::1] column
+    cdef double[::1] x
     if spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not (
             support.shape[1] == d and sq_norms.shape[0] == n
             and support_sq_norms.shape[0] == n_support
@@ -1581,10 +1699,17 @@ def kernel_products(rows, const double[::1] sq_norms, support,
         return out.base
     _set_kernel(&kernel, rows, sq_norms, spec, None, np.empty(0))
     _set_kernel(&vectors, support, support_sq_norms, spec, None, np.empty(0))
+    if kernel.indptr != NULL and skperc_dots_many_supported():
+        _csr_products(&kernel, n, support, support_sq_norms, coef, n_blocks,
+                      out)
+        return out.base
     # the rows are read once per support vector: in panels, for a copy of
     # them (the validation part of early stopping, a batch of partial_fit)
     if _lane_bytes(&kernel, n) > 0:
         panels = _set_panels(&kernel, rows)
+    column = np.empty(SKPERC_POINTS * n)
+    # the vectors of each thread, as float64 values
+    x = np.zeros(n_blocks * SKPERC_POINTS * d + 1)
     cdef const double* weights = &coef[0, 0]
     cdef double* values = &out[0, 0]
     cdef double* scratch = &column[0]
@@ -1757,6 +1882,13 @@ cdef struct Support:
     Py_ssize_t* near
     double* near_gram
     double* near_coef
+    # the CSR structure of the examples, NULL for dense ones: an example's
+    # products with the support sum over its stored features alone, and a
+    # support vector's over its features that are not 0 (in nonzeros,
+    # (n_features,) scratch)
+    const int32_t* example_indices
+    const int32_t* example_indptr
+    int32_t* nonzeros
     # the slots whose row changed since the last _refresh_panels, and since
     # the kernel rows of the block that the loop examines
     Marks dirty
@@ -1825,29 +1957,87 @@ cdef void _begin_overlap(Support* b) noexcept nogil:
     _refresh_panels(b)
 
 
-cdef void _support_row(const Support* b, const Kernel* kernel, const double* x,
-                       double sq_norm_x, double* out) noexcept nogil:
-    """out[s] = k(x_s, x) over the support: from the panels, and the slots
-    changed since they were refreshed from their own rows; else from the
-    rows in C order. Each product is summed in feature order either way:
-    the same bits."""
-    cdef Py_ssize_t t, s, d = b.n_features
+cdef inline Py_ssize_t _stored_features(const Support* b, Py_ssize_t i,
+                                        const int32_t** features) noexcept nogil:
+    """The features that the products of example i sum over: the stored
+    ones of a CSR example (in features[0], their count returned), else
+    every feature (NULL)."""
+    if b.example_indptr == NULL:
+        features[0] = NULL
+        return 0
+    features[0] = b.example_indices + b.example_indptr[i]
+    return b.example_indptr[i + 1] - b.example_indptr[i]
+
+
+cdef Py_ssize_t _vector_features(const Support* b, const double* x,
+                                const int32_t** features) noexcept nogil:
+    """The features that the products of a support vector x sum over: with
+    CSR examples, those where x is not 0 (in b.nonzeros, their count
+    returned), O(n_features) once for products that then cost their count;
+    else every feature (NULL)."""
+    features[0] = NULL
+    if b.example_indptr == NULL:
+        return 0
+    features[0] = b.nonzeros
+    return skperc_nonzero_features(x, b.n_features, b.nonzeros)
+
+
+cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
+                                      const int32_t* features,
+                                      Py_ssize_t n_features) noexcept nogil:
+    """squared_norm of x over the features listed where it may not be 0
+    (every feature for ``features`` NULL): the same bits."""
+    cdef Py_ssize_t t
+    cdef double total = 0.0
+    if features == NULL:
+        return squared_norm(x, d)
+    for t in range(n_features):
+        total += x[features[t]] * x[features[t]]
+    return total
+
+
+cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
+                        const int32_t* features, Py_ssize_t n_features,
+                        double* out) noexcept nogil:
+    """out[s] = x_s . x for the first n slots as they stood at the last
+    _refresh_panels: from the panels, or without them from the rows; over
+    the features listed (_dots_over)."""
+    cdef Py_ssize_t d = b.n_features
     if b.panels == NULL:
-        _kernel_row(kernel, b.rows, b.sq_norms, b.n_support, x, sq_norm_x, out)
-        return
-    skperc_dots_panels(b.panels, 0, b.n_support, d, x, out)
-    for t in range(b.dirty.n):
-        s = b.dirty.slots[t]
-        if s < b.n_support:
-            _dots(b.rows + s * d, 1, d, x, out + s)
-    _apply_kernel(kernel, b.sq_norms, b.n_support, sq_norm_x, out)
+        _dots_over(b.rows, NULL, n, d, x, features, n_features, out)
+    elif features == NULL:
+        skperc_dots_panels(b.panels, 0, n, d, x, out)
+    else:
+        skperc_dots_panels_at(b.panels, n, d, x, features, n_features, out)
+
+
+cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
+                       double* out) noexcept nogil:
+    """out[s] = k(x_s, x_m) over the support, for its vector m: from the
+    panels, and the slots changed since they were refreshed from their own
+    rows; else from the rows in C order. With CSR examples, over the
+    features where x_m is not 0. Each product is summed in feature order
+    either way: the same bits."""
+    cdef Py_ssize_t t, s, d = b.n_features
+    cdef const double* x = b.rows + m * d
+    cdef const int32_t* features
+    cdef Py_ssize_t n_features = _vector_features(b, x, &features)
+    _support_dots(b, b.n_support, x, features, n_features, out)
+    if b.panels != NULL:
+        for t in range(b.dirty.n):
+            s = b.dirty.slots[t]
+            if s < b.n_support:
+                _dots_over(b.rows + s * d, NULL, 1, d, x, features, n_features,
+                           out + s)
+    _apply_kernel(kernel, b.sq_norms, b.n_support, b.sq_norms[m], out)
 
 
 cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
+                          const int32_t* features, Py_ssize_t n_features,
                           double sq_norm_x, double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
-    since the block's kernel rows (the stale ones); whether the new values
-    are all finite."""
+    since the block's kernel rows (the stale ones), summed over the features
+    listed (_dots_over); whether the new values are all finite."""
     cdef Py_ssize_t t, n = 0
     cdef double* values = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
@@ -1856,7 +2046,8 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             b.changed[n] = b.stale.slots[t]
             sq[n] = b.sq_norms[b.stale.slots[t]]
             n += 1
-    _dots_at(b.rows, b.changed, n, b.n_features, x, values)
+    _dots_over(b.rows, b.changed, n, b.n_features, x, features, n_features,
+               values)
     _apply_kernel(kernel, sq, n, sq_norm_x, values)
     for t in range(n):
         krow[b.changed[t]] = values[t]
@@ -2000,6 +2191,8 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef double* g = b.near_gram
     cdef double* u = b.near_coef
     cdef double largest = 0.0, value
+    cdef const int32_t* features
+    cdef Py_ssize_t n_features
     if m <= 0:
         return 0
     # the m largest values, in decreasing order (the lower slot of ties)
@@ -2007,9 +2200,12 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
         if s != excluded:
             count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
+        n_features = _vector_features(b, b.rows + near[p] * d, &features)
         for q in range(p, m):
-            _kernel_row(kernel, b.rows + near[q] * d, b.sq_norms + near[q], 1,
-                        b.rows + near[p] * d, b.sq_norms[near[p]], g + p * m + q)
+            _dots_over(b.rows + near[q] * d, NULL, 1, d, b.rows + near[p] * d,
+                       features, n_features, g + p * m + q)
+            _apply_kernel(kernel, b.sq_norms + near[q], 1, b.sq_norms[near[p]],
+                          g + p * m + q)
             g[q * m + p] = g[p * m + q]
         largest = max(largest, g[p * m + p])
     # L L^T = K + ridge I in the lower triangle, then L v = krow, L^T u = v
@@ -2085,7 +2281,7 @@ cdef void _project_out(Support* b, const Kernel* kernel,
     (_project, m excluded) to theirs, before m is removed."""
     cdef Py_ssize_t c, n_near
     cdef Py_ssize_t cap = b.capacity
-    _support_row(b, kernel, b.rows + m * b.n_features, b.sq_norms[m], b.krow)
+    _support_row(b, kernel, m, b.krow)
     n_near = _project(b, kernel, b.krow, m)
     for c in range(b.n_problems):
         _add_projection(b, n_near, c, b.coef[c * cap + m],
@@ -2114,7 +2310,7 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         _project_out(b, kernel, m)
     else:
         m = _smallest(b, &smallest)
-        _support_row(b, kernel, b.rows + m * d, b.sq_norms[m], b.krow)
+        _support_row(b, kernel, m, b.krow)
         # the candidates, nearest first (the largest kernel value, the oldest
         # of ties), in b.near; the nearest of equal losses is the partner
         count = 0
@@ -2278,24 +2474,27 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
                       const Kernel* examples, const Block* block,
                       Py_ssize_t first) noexcept nogil:
     """_block_rows for the examples first <= q < first + SKPERC_POINTS (and
-    < block.n): a whole group reads the panels once for all of its
-    examples. It reads no field of b that examining changes."""
-    cdef Py_ssize_t q, last = min(first + SKPERC_POINTS, block.n)
+    < block.n): a whole group of dense examples reads the panels once for
+    all of them; a CSR example reads the panels at its stored features. It
+    reads no field of b that examining changes."""
+    cdef Py_ssize_t q, n_features, last = min(first + SKPERC_POINTS, block.n)
     cdef Py_ssize_t d = b.n_features, cap = b.capacity, size = b.panel_n
     cdef double* x = block.x
     cdef double* krows = block.krows
+    cdef const int32_t* features
     for q in range(first, last):
         _point(examples, block.visit[q], x + q * d)
-        block.sq[q] = squared_norm(x + q * d, d)
-    if b.panels == NULL:
-        for q in range(first, last):
-            _dots(b.rows, size, d, x + q * d, krows + q * cap)
-    elif last - first < SKPERC_POINTS:
-        for q in range(first, last):
-            skperc_dots_panels(b.panels, 0, size, d, x + q * d, krows + q * cap)
-    else:
+        n_features = _stored_features(b, block.visit[q], &features)
+        block.sq[q] = _squared_norm_over(x + q * d, d, features, n_features)
+    if (b.panels != NULL and b.example_indptr == NULL
+            and last - first == SKPERC_POINTS):
         skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
                                   krows + first * cap, cap)
+    else:
+        for q in range(first, last):
+            n_features = _stored_features(b, block.visit[q], &features)
+            _support_dots(b, size, x + q * d, features, n_features,
+                          krows + q * cap)
     for q in range(first, last):
         _apply_kernel(kernel, b.panel_sq, size, block.sq[q], krows + q * cap)
         block.finite[q] = _all_finite(krows + q * cap, size)
@@ -2445,9 +2644,12 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     cdef Py_ssize_t c, slot, n_near
     cdef double yc, value
     cdef bint updated = False
+    cdef const int32_t* features
+    cdef Py_ssize_t n_features = _stored_features(b, i, &features)
     # a row found finite in the threads can only have lost that in the
     # changed slots; one that was not may have lost its non-finite values
-    if not (_changed_values(b, kernel, x, sq_norm, krow) and finite_row
+    if not (_changed_values(b, kernel, x, features, n_features, sq_norm, krow)
+            and finite_row
             or _all_finite(krow, b.n_support)):
         fail(e.failure, KERNEL_NAN if _any_nan(krow, b.n_support)
              else KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
@@ -2495,6 +2697,12 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         if b.avg_coef != NULL:
             b.avg_coef[c * cap + slot] += delta_avg[c]
     return 1
+
+
+cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
+    """The CSR structure of the examples in b (NULL for dense ones)."""
+    b.example_indptr = examples.indptr
+    b.example_indices = examples.indices if examples.indptr != NULL else NULL
 
 
 cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
@@ -2628,6 +2836,7 @@ def run_budget_epochs(
         AVERAGING_NEIGHBOURS * AVERAGING_NEIGHBOURS)
     cdef double[::1] near_coef = np.zeros(AVERAGING_NEIGHBOURS)
     cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
+    cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
     snapshots = np.zeros(2 * k * cap * (d + 2) if control.n_iter_no_change else 0)
     snap_sizes = np.zeros(2 * k, dtype=np.int64)
     cdef double[::1] snap = snapshots
@@ -2672,6 +2881,8 @@ def run_budget_epochs(
     b.near = &near[0]
     b.near_gram = &near_gram[0]
     b.near_coef = &near_coef[0]
+    _set_examples(&b, &examples)
+    b.nonzeros = &nonzeros[0]
     b.snap_rows = &snap[0] if snap.shape[0] > 0 else NULL
     b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL
     b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
@@ -2719,6 +2930,7 @@ def support_block_rows(X, vectors, KernelSpec spec,
     b.n_features = d
     b.rows = &support[0, 0]
     b.sq_norms = &sq[0]
+    _set_examples(&b, &examples)
     held = _hold_blocks(&b, &block, 1)
     cdef double[::1] busy = np.zeros(n_threads)
     threads.n = n_threads

@@ -131,16 +131,38 @@ def test_budget_is_never_exceeded(strategy, n_classes, seed):
 
 
 @pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
-def test_sparse_input_gives_the_dense_function(strategy):
-    X, y = noisy_sample(n_samples=120, random_state=5)
-    X[np.abs(X) < 0.5] = 0.0
-    params = dict(gamma=0.5, budget=12, budget_strategy=strategy, random_state=0)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs):
+    """The budgeted loop sums the products of a CSR example with the
+    support over its stored features alone, and those of a support vector
+    (to merge, project or remove) over its features that are not 0: the
+    bits of dense rows, whose zero products change no sum. Rows of 40
+    features, about two thirds of them 0, three classes, and a budget of
+    130, whose blocks of examples split between two threads."""
+    X, y = make_classification(
+        n_samples=1200,
+        n_features=40,
+        n_informative=10,
+        n_classes=3,
+        flip_y=0.1,
+        random_state=5,
+    )
+    X[np.abs(X) < 1.0] = 0.0
+    params = dict(
+        gamma=0.05, budget=130, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
+    )
     dense = KernelPerceptron(**params, max_iter=6).fit(X, y)
     sparse = KernelPerceptron(**params, max_iter=6).fit(sp.csr_matrix(X), y)
     assert sp.issparse(sparse.support_vectors_)
+    assert len(dense.support_) == 130
+    assert_array_equal(sparse.n_updates_, dense.n_updates_)
+    assert sparse.validation_scores_ == dense.validation_scores_
     assert_array_equal(sparse.support_, dense.support_)
-    assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=1e-10)
-    assert_allclose(sparse.support_vectors_.toarray(), dense.support_vectors_)
+    assert_array_equal(sparse.dual_coef_, dense.dual_coef_)
+    assert_array_equal(sparse.support_vectors_.toarray(), dense.support_vectors_)
+    assert_array_equal(
+        sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X)
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))

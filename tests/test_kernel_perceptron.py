@@ -202,10 +202,10 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
     rows of 40 float64 features, 1,600 of float32), all the support against
     each tile, 4 support vectors at a time from float64 panels and the 29th
     alone: every value is still the sum over the support, in its order, of
-    the columns the loop computes, bit for bit, dense or CSR, float64 or
-    float32 (a CSR support vector written into zeros and cleared after each
-    tile), on one thread or two (whose blocks meet at row 4,480, the first
-    panel's bound under half the rows, off the tiles' bounds)."""
+    the columns the loop computes, bit for bit, dense or CSR (a row at a
+    time, test below), float64 or float32, on one thread or two (whose
+    blocks meet at row 4,480, the first panel's bound under half the rows,
+    off the tiles' bounds)."""
     rng = np.random.RandomState(3)
     X = rng.randn(9000, 40).astype(np.float32).astype(np.float64)
     X[rng.rand(*X.shape) < 0.3] = 0.0
@@ -230,6 +230,33 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
                 n_threads,
             )
             assert products.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
+    """kernel_products computes the products of a CSR row with the support
+    all at once, from panels of the support read at the row's stored
+    features, the support 1 MiB of panels at a time (here 96 vectors of
+    1,100 features, then 54): each value has the bits of dense rows (the
+    test above ties those to the loop's columns), float64 or float32 rows,
+    a dense or CSR support, coefficients of 0 among the others, on one
+    thread or two (8,200 rows make two blocks)."""
+    rng = np.random.RandomState(8)
+    X = rng.randn(8200, 1100).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.98] = 0.0
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
+    support = rng.choice(len(X), 150, replace=False)
+    coef = rng.randn(3, len(support))
+    coef[:, ::7] = 0.0
+    expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
+    for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
+        for vectors in [X[support], rows[support]]:
+            for n_threads in [1, 2]:
+                products = kernel_products(
+                    rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
+                )
+                assert products.tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])

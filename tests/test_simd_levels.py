@@ -19,11 +19,13 @@ DISABLE = {"none": "AVX2", "AVX2": "AVX512F", "AVX512F": ""}
 # Every path of the products: rows in panels (under HELD_MIN_BYTES, float64
 # and float32), held updates on rows in C order (over it, float64 and
 # float32), the budgeted loop and the substitutions of its averaging epoch
-# (src/substitution.h), the products of early stopping's validation part and
+# (src/substitution.h), over dense rows and over the stored features of CSR
+# ones, the products of early stopping's validation part and
 # of margin_ (more than 2,000 examples), the RBF and polynomial kernels.
 FITS = r"""
 import hashlib
 import numpy as np
+import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from skperc import KernelPerceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS
@@ -32,6 +34,8 @@ from skperc._kernel_perceptron_fast import SIMD, kernel_products, squared_norms
 digest = hashlib.sha256()
 small, y_small = make_classification(600, 20, flip_y=0.05, random_state=0)
 large, y_large = make_classification(6000, 100, flip_y=0.05, random_state=1)
+# CSR rows, most of whose features are 0
+sparse = sp.csr_matrix(np.where(np.abs(small) < 1.0, 0.0, small))
 for X, y, options in [
     (small, y_small, {}),
     (small.astype(np.float32), y_small, {}),
@@ -41,24 +45,29 @@ for X, y, options in [
     (large[:3000], y_large[:3000], {"max_iter": 3}),
     (large.astype(np.float32), y_large, {"max_iter": 2}),
     (large[:3000], y_large[:3000], {"budget": 100, "max_iter": 3}),
+    (sparse, y_small, {"budget": 40}),
+    (sparse, y_small, {"budget": 40, "budget_strategy": "project"}),
 ]:
     clf = KernelPerceptron(random_state=0, **options).fit(X, y)
     scores = clf.validation_scores_
     # the loop's own decision values and averaging sums at the support
     # vectors: every product of every column added, held or not
-    for values in (clf.dual_coef_, clf.support_vectors_, clf.margin_,
-                   clf._run.f, clf._run.g, [] if scores is None else scores):
+    vectors = sp.csr_matrix(clf.support_vectors_).toarray()
+    for values in (clf.dual_coef_, vectors, clf.margin_, clf._run.f,
+                   clf._run.g, [] if scores is None else scores):
         digest.update(np.ascontiguousarray(values, dtype=np.float64).tobytes())
     digest.update(str(clf.n_updates_).encode())
 
-# every value of the products of early stopping and margin_, bit for bit
+# every value of the products of early stopping and margin_, bit for bit,
+# dense and CSR rows
 rng = np.random.default_rng(0)
 rows = rng.standard_normal((700, 30))
 support = rows[rng.choice(700, 90, replace=False)]
 coef = rng.standard_normal((2, 90))
 for kind in ("rbf", "poly"):
     spec = dict(kind=_COMPILED_KERNELS[kind], gamma=0.05, coef0=1.0, degree=3)
-    for X in (rows, rows.astype(np.float32)):
+    for X in (rows, rows.astype(np.float32),
+              sp.csr_matrix(np.where(np.abs(rows) < 1.0, 0.0, rows))):
         values = kernel_products(X, squared_norms(X), support,
                                  squared_norms(support), spec, coef)
         digest.update(values.tobytes())

@@ -7,6 +7,7 @@
 #ifndef SKPERC_DOTS_H
 #define SKPERC_DOTS_H
 
+#include <stdint.h>
 #include <string.h>
 #include <Python.h>
 
@@ -111,17 +112,24 @@ SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8)
    with zeros): a panel's rows in the lanes of eight AVX2 registers or four
    AVX-512 ones, read in the order of memory. Each product is summed in
    feature order, one rounding per multiplication and per addition, as the
-   loop's row-major sums are: the same bits. */
+   loop's row-major sums are: the same bits. The body sums over the
+   features FEATURE(e), 0 <= e < N_SUMMED, in this order: every feature, or
+   the listed ones of a point that is 0 on the others (a CSR row's stored
+   features), whose products change no sum: a sum that starts at +0 is never
+   -0, and x + 0 is x. */
 #define SKPERC_PANEL 32
+#define SKPERC_EVERY(e) (e)
+#define SKPERC_LISTED(e) (features[e])
 
-#define SKPERC_DOTS_PANELS_BODY(COL_T, W)                                   \
+#define SKPERC_DOTS_PANELS_BODY(COL_T, W, N_SUMMED, FEATURE)                \
     for (Py_ssize_t p = lo / SKPERC_PANEL; p * SKPERC_PANEL < hi; p++) {    \
         const COL_T *panel = panels + p * m * SKPERC_PANEL;                 \
         skperc_v##W a[SKPERC_PANEL / W];                                    \
         double sums[SKPERC_PANEL];                                          \
         for (int t = 0; t < SKPERC_PANEL / W; t++)                          \
             a[t] = SKPERC_SPLAT##W(0.0);                                    \
-        for (Py_ssize_t j = 0; j < m; j++) {                                \
+        for (Py_ssize_t e = 0; e < (N_SUMMED); e++) {                       \
+            Py_ssize_t j = FEATURE(e);                                      \
             const COL_T *c = panel + j * SKPERC_PANEL;                      \
             skperc_v##W xv = SKPERC_SPLAT##W(x[j]);                         \
             for (int t = 0; t < SKPERC_PANEL / W; t++)                      \
@@ -140,13 +148,28 @@ SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8)
     TARGET static void NAME(const COL_T *panels, Py_ssize_t lo,             \
                             Py_ssize_t hi, Py_ssize_t m, const double *x,   \
                             double *out) {                                  \
-        SKPERC_DOTS_PANELS_BODY(COL_T, W)                                   \
+        SKPERC_DOTS_PANELS_BODY(COL_T, W, m, SKPERC_EVERY)                  \
     }
 
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, double, 4)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx2, SKPERC_AVX2, float, 4)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, double, 8)
 SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx512, SKPERC_AVX512, float, 8)
+
+/* out[r] = x_r . x for the rows 0 <= r < hi in panels, over the n_features
+   features listed, in increasing order, where x may not be 0: O(n_features)
+   per row, not O(m), for a sparse point. */
+#define SKPERC_DOTS_PANELS_AT_KERNEL(NAME, TARGET, W)                       \
+    TARGET static void NAME(const double *panels, Py_ssize_t hi,            \
+                            Py_ssize_t m, const double *x,                  \
+                            const int32_t *features, Py_ssize_t n_features, \
+                            double *out) {                                  \
+        const Py_ssize_t lo = 0;                                            \
+        SKPERC_DOTS_PANELS_BODY(double, W, n_features, SKPERC_LISTED)       \
+    }
+
+SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx2, SKPERC_AVX2, 4)
+SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
 
 /* out[q * out_stride + r] = x_r . x_q for the rows 0 <= r < hi in panels
    and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
@@ -194,6 +217,30 @@ SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
 SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
 #endif
 
+/* The features j < m where x[j] is not 0, in increasing order, into
+   features; returns their count. Eight values at a time are tested at
+   once, the OR of their bits but the sign's (-0 is 0), as most of a
+   sparse vector's are 0; the eight of a nonzero test one by one. */
+static Py_ssize_t skperc_nonzero_features(const double *x, Py_ssize_t m,
+                                          int32_t *features) {
+    Py_ssize_t count = 0, j = 0;
+    for (; j + 8 <= m; j += 8) {
+        uint64_t bits[8], any = 0;
+        memcpy(bits, x + j, sizeof bits);
+        for (int t = 0; t < 8; t++)
+            any |= bits[t] << 1;
+        if (any == 0)
+            continue;
+        for (int t = 0; t < 8; t++)
+            if (x[j + t] != 0.0)
+                features[count++] = (int32_t)(j + t);
+    }
+    for (; j < m; j++)
+        if (x[j] != 0.0)
+            features[count++] = (int32_t)j;
+    return count;
+}
+
 /* Whether the products above run (else the loop computes one column at a
    time, from rows in C order). */
 static int skperc_dots_many_supported(void) {
@@ -234,6 +281,14 @@ static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
                                  Py_ssize_t hi, Py_ssize_t m, const double *x,
                                  double *out) {
     SKPERC_AT_LEVEL(skperc_dots_panels32, (panels, lo, hi, m, x, out))
+}
+
+static void skperc_dots_panels_at(const double *panels, Py_ssize_t hi,
+                                  Py_ssize_t m, const double *x,
+                                  const int32_t *features,
+                                  Py_ssize_t n_features, double *out) {
+    SKPERC_AT_LEVEL(skperc_dots_panels_at,
+                    (panels, hi, m, x, features, n_features, out))
 }
 
 static void skperc_dots_panels_points(const double *panels, Py_ssize_t hi,

@@ -76,48 +76,48 @@ static double skperc_exp_one(double x) {
 
 /* out[r] = exp(-gamma ||x_r - x_j||^2) from out[r] = x_r . x_j and the
    squared norms, the distance expanded and clipped at 0 as scikit-learn
-   does. */
-#define SKPERC_RBF_BODY                                                 \
+   does: the squared norm of x_r (SQ_R) added before that of x_j (SQ_J),
+   in a column of point j (skperc_rbf) as in a row of point r
+   (skperc_rbf_row, out[j] over the points j): the same bits. */
+#define SKPERC_RBF_BODY(SQ_R, SQ_J)                                     \
     for (Py_ssize_t r = 0; r < n; r++) {                                \
-        double d2 = (-2.0 * out[r] + sq_norms[r]) + sq_norm_j;          \
+        double d2 = (-2.0 * out[r] + (SQ_R)) + (SQ_J);                  \
         d2 = d2 < 0.0 ? 0.0 : d2;                                       \
         out[r] = skperc_exp_nonpositive(-gamma * d2);                   \
     }
-static void skperc_rbf_generic(double *out, const double *sq_norms,
-                               double sq_norm_j, double gamma,
-                               Py_ssize_t n) {
-    SKPERC_RBF_BODY
-}
-#ifdef SKPERC_HAVE_LANES
-/* The same loop for processors with AVX2 or AVX-512F, 4 or 8 lanes wide,
-   chosen at run time (simd.h), with their FMA instructions. */
-__attribute__((target("avx2,fma")))
-static void skperc_rbf_avx2(double *out, const double *sq_norms,
-                            double sq_norm_j, double gamma,
-                            Py_ssize_t n) {
-    SKPERC_RBF_BODY
-}
 
-__attribute__((target("avx512f,fma")))
-static void skperc_rbf_avx512(double *out, const double *sq_norms,
-                              double sq_norm_j, double gamma,
-                              Py_ssize_t n) {
-    SKPERC_RBF_BODY
-}
-#endif
-static void skperc_rbf(double *out, const double *sq_norms,
-                       double sq_norm_j, double gamma, Py_ssize_t n) {
+/* NAME: the loop at the level of simd.h; for processors with AVX2 or
+   AVX-512F, 4 or 8 lanes wide, with their FMA instructions. */
+#define SKPERC_RBF_LOOP(NAME, TARGET, SQ_R, SQ_J)                       \
+    TARGET static void NAME(double *out, const double *sq_norms,        \
+                            double sq_norm, double gamma,               \
+                            Py_ssize_t n) {                             \
+        SKPERC_RBF_BODY(SQ_R, SQ_J)                                     \
+    }
 #ifdef SKPERC_HAVE_LANES
-    if (skperc_simd == SKPERC_SIMD_AVX512) {
-        skperc_rbf_avx512(out, sq_norms, sq_norm_j, gamma, n);
-        return;
+#define SKPERC_RBF_LEVELS(NAME, SQ_R, SQ_J)                             \
+    SKPERC_RBF_LOOP(NAME##_generic, , SQ_R, SQ_J)                       \
+    SKPERC_RBF_LOOP(NAME##_avx2, __attribute__((target("avx2,fma"))),   \
+                    SQ_R, SQ_J)                                         \
+    SKPERC_RBF_LOOP(NAME##_avx512,                                      \
+                    __attribute__((target("avx512f,fma"))), SQ_R, SQ_J) \
+    static void NAME(double *out, const double *sq_norms,               \
+                     double sq_norm, double gamma, Py_ssize_t n) {      \
+        if (skperc_simd == SKPERC_SIMD_AVX512)                          \
+            NAME##_avx512(out, sq_norms, sq_norm, gamma, n);            \
+        else if (skperc_simd == SKPERC_SIMD_AVX2)                       \
+            NAME##_avx2(out, sq_norms, sq_norm, gamma, n);              \
+        else                                                            \
+            NAME##_generic(out, sq_norms, sq_norm, gamma, n);           \
     }
-    if (skperc_simd == SKPERC_SIMD_AVX2) {
-        skperc_rbf_avx2(out, sq_norms, sq_norm_j, gamma, n);
-        return;
-    }
+#else
+#define SKPERC_RBF_LEVELS(NAME, SQ_R, SQ_J)                             \
+    SKPERC_RBF_LOOP(NAME, , SQ_R, SQ_J)
 #endif
-    skperc_rbf_generic(out, sq_norms, sq_norm_j, gamma, n);
-}
+
+/* The column of point j: sq_norms of the points r, sq_norm of x_j. */
+SKPERC_RBF_LEVELS(skperc_rbf, sq_norms[r], sq_norm)
+/* The row of point r: sq_norm of x_r, sq_norms of the points j. */
+SKPERC_RBF_LEVELS(skperc_rbf_row, sq_norm, sq_norms[r])
 
 #endif
