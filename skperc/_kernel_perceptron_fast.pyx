@@ -1889,6 +1889,12 @@ cdef struct Support:
     const int32_t* example_indices
     const int32_t* example_indptr
     int32_t* nonzeros
+    # with CSR examples and panels (else NULL): the features where each
+    # slot's column of the panels is not 0, list_room of room a slot, and
+    # their count, -1 for a column written whole (more than list_room)
+    int32_t* panel_features
+    Py_ssize_t* panel_counts
+    Py_ssize_t list_room
     # the slots whose row changed since the last _refresh_panels, and since
     # the kernel rows of the block that the loop examines
     Marks dirty
@@ -1919,9 +1925,15 @@ cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
 cdef void _refresh_panels(Support* b) noexcept nogil:
     """Copy the rows changed since the last refresh into their panels (and
     their squared norms, and the size of the support), and clear their
-    marks."""
-    cdef Py_ssize_t t, j, s, d = b.n_features
+    marks. With CSR examples, a row that is 0 on all but a quarter of the
+    features or fewer writes those alone, after 0 at the listed features of
+    the column it replaces (a column written whole is written whole again):
+    a column's features lie a stride of the panels apart, a cache line
+    each."""
+    cdef Py_ssize_t t, j, s, n, d = b.n_features
     cdef double* panel
+    cdef const double* row
+    cdef int32_t* listed
     for t in range(b.dirty.n):
         s = b.dirty.slots[t]
         # a slot past the support holds no vector, and its value is not read
@@ -1932,8 +1944,26 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
             continue
         panel = (b.panels + (s // SKPERC_PANEL) * d * SKPERC_PANEL
                  + s % SKPERC_PANEL)
-        for j in range(d):
-            panel[j * SKPERC_PANEL] = b.rows[s * d + j]
+        row = b.rows + s * d
+        if b.panel_features == NULL:
+            for j in range(d):
+                panel[j * SKPERC_PANEL] = row[j]
+            continue
+        listed = b.panel_features + s * b.list_room
+        n = skperc_nonzero_features(row, d, b.nonzeros)
+        if b.panel_counts[s] < 0 or n > b.list_room:
+            for j in range(d):
+                panel[j * SKPERC_PANEL] = row[j]
+        else:
+            for j in range(b.panel_counts[s]):
+                panel[listed[j] * SKPERC_PANEL] = 0.0
+            for j in range(n):
+                panel[b.nonzeros[j] * SKPERC_PANEL] = row[b.nonzeros[j]]
+        if n > b.list_room:
+            b.panel_counts[s] = -1
+        else:
+            memcpy(listed, b.nonzeros, n * sizeof(int32_t))
+            b.panel_counts[s] = n
     _clear_marks(&b.dirty)
     b.panel_n = b.n_support
 
@@ -2706,10 +2736,11 @@ cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
 
 
 cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
-    """Point the marks, panels and panel norms of b (its capacity and
-    n_features set, its support in b.rows and b.sq_norms) and the buffers
-    of n_blocks blocks to new arrays, and fill the panels from the support;
-    returns the arrays, which must outlive their use."""
+    """Point the marks, panels and panel norms of b (its capacity,
+    n_features and examples set, its support in b.rows and b.sq_norms), its
+    scratch of features and the buffers of n_blocks blocks to new arrays,
+    and fill the panels from the support; returns the arrays, which must
+    outlive their use."""
     cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
     # The kernel rows over the support (of the blocks' examples, and of the
     # vector to merge) read it from panels, and the validation score of
@@ -2728,6 +2759,18 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     cdef double[::1] krows = np.zeros(n_blocks * BUDGET_BLOCK * cap)
     cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * BUDGET_BLOCK,
                                                    dtype=np.uint8)
+    cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
+    # the lists of the panels' columns (_refresh_panels): room for a quarter
+    # of the features a slot, an eighth of the memory of the rows
+    cdef bint listed = b.example_indptr != NULL and panels.shape[0] > 0
+    cdef Py_ssize_t room = d // 4
+    cdef int32_t[::1] panel_features = np.zeros(
+        cap * room + 1 if listed else 1, dtype=np.int32)
+    cdef Py_ssize_t[::1] panel_counts = np.zeros(cap, dtype=np.intp)
+    b.nonzeros = &nonzeros[0]
+    b.panel_features = &panel_features[0] if listed else NULL
+    b.panel_counts = &panel_counts[0]
+    b.list_room = room
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
     b.panel_sq = &panel_sq[0]
     b.dirty.on = &marks[0]
@@ -2743,7 +2786,8 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     for t in range(b.n_support):
         _mark(b, t)
     _refresh_panels(b)
-    return panels, panel_sq, marks, lists, x, sq, krows, finite_rows
+    return (panels, panel_sq, marks, lists, x, sq, krows, finite_rows,
+            nonzeros, panel_features, panel_counts)
 
 
 def run_budget_epochs(
@@ -2836,7 +2880,6 @@ def run_budget_epochs(
         AVERAGING_NEIGHBOURS * AVERAGING_NEIGHBOURS)
     cdef double[::1] near_coef = np.zeros(AVERAGING_NEIGHBOURS)
     cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
-    cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
     snapshots = np.zeros(2 * k * cap * (d + 2) if control.n_iter_no_change else 0)
     snap_sizes = np.zeros(2 * k, dtype=np.int64)
     cdef double[::1] snap = snapshots
@@ -2882,7 +2925,6 @@ def run_budget_epochs(
     b.near_gram = &near_gram[0]
     b.near_coef = &near_coef[0]
     _set_examples(&b, &examples)
-    b.nonzeros = &nonzeros[0]
     b.snap_rows = &snap[0] if snap.shape[0] > 0 else NULL
     b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL
     b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
