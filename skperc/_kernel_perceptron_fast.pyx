@@ -1650,8 +1650,9 @@ cdef object _csr_products(Kernel* kernel, Py_ssize_t n, support,
     cdef Py_ssize_t d = kernel.n_columns, start, size, t
     cdef Py_ssize_t chunk = SKPERC_PANEL * max(
         1, SUPPORT_CHUNK_BYTES // (sizeof(double) * d * SKPERC_PANEL))
+    cdef Py_ssize_t width = min(chunk, n_support)
     cdef double[::1] x = np.zeros(n_blocks * d)
-    cdef double[::1] krow = np.empty(n_blocks * min(chunk, n_support))
+    cdef double[::1] krow = np.empty(n_blocks * width)
     for start in range(0, n_support, chunk):
         size = min(chunk, n_support - start)
         part = support[start : start + size]
@@ -1669,7 +1670,7 @@ cdef object _csr_products(Kernel* kernel, Py_ssize_t n, support,
                                   n_support, k, &out[0, 0],
                                   _block_start(n, n_blocks, t),
                                   _block_start(n, n_blocks, t + 1),
-                                  &x[t * d], &krow[t * min(chunk, n_support)])
+                                  &x[t * d], &krow[t * width])
 
 
 def kernel_products(rows, const double[::1] sq_norms, support,
@@ -2016,13 +2017,11 @@ cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
                                       const int32_t* features,
                                       Py_ssize_t n_features) noexcept nogil:
     """squared_norm of x over the features listed where it may not be 0
-    (every feature for ``features`` NULL): the same bits."""
-    cdef Py_ssize_t t
-    cdef double total = 0.0
+    (every feature for ``features`` NULL): the same bits, a sum in order."""
+    cdef double total
     if features == NULL:
         return squared_norm(x, d)
-    for t in range(n_features):
-        total += x[features[t]] * x[features[t]]
+    _dots_over(x, NULL, 1, d, x, features, n_features, &total)
     return total
 
 
@@ -2512,19 +2511,18 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
     cdef double* x = block.x
     cdef double* krows = block.krows
     cdef const int32_t* features
+    cdef bint grouped = (b.panels != NULL and b.example_indptr == NULL
+                         and last - first == SKPERC_POINTS)
     for q in range(first, last):
         _point(examples, block.visit[q], x + q * d)
         n_features = _stored_features(b, block.visit[q], &features)
         block.sq[q] = _squared_norm_over(x + q * d, d, features, n_features)
-    if (b.panels != NULL and b.example_indptr == NULL
-            and last - first == SKPERC_POINTS):
-        skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
-                                  krows + first * cap, cap)
-    else:
-        for q in range(first, last):
-            n_features = _stored_features(b, block.visit[q], &features)
+        if not grouped:
             _support_dots(b, size, x + q * d, features, n_features,
                           krows + q * cap)
+    if grouped:
+        skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
+                                  krows + first * cap, cap)
     for q in range(first, last):
         _apply_kernel(kernel, b.panel_sq, size, block.sq[q], krows + q * cap)
         block.finite[q] = _all_finite(krows + q * cap, size)
