@@ -425,7 +425,10 @@ class KernelPerceptron(BasePerceptron):
     cache_size : float, default=200
         The size in MB of the cache of kernel columns, ``> 0``. Once full,
         it keeps the columns it holds, and the others are computed again
-        at each use (see the user guide).
+        at each use (see the user guide). With a ``budget``, the memory that
+        the averaging epoch which ends the fit may take for the kernel
+        values among the support vectors (``budget ** 2`` of them, 9 bytes
+        each), or it computes them at each use.
 
     {{class_weight}}
 
@@ -1207,6 +1210,7 @@ class KernelPerceptron(BasePerceptron):
                 failure,
                 continued,
                 n_threads=n_threads,
+                cache_bytes=self.cache_size * 2**20,
             )
             self._check_kernel_failure(failure, X, support.rows[: support.n_support])
             return result

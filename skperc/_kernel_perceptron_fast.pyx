@@ -1883,16 +1883,28 @@ cdef struct Support:
     Py_ssize_t* near
     double* near_gram
     double* near_coef
+    # with BUDGET_AVERAGING, which changes no row, and room for them (else
+    # NULL): the values of near_gram computed so far, each computed once,
+    # pair_values[a * capacity + c] that of k(x_a, x_c) with a the nearer
+    # (as _project computes it), known where pair_known is set
+    double* pair_values
+    unsigned char* pair_known
     # the CSR structure of the examples, NULL for dense ones: an example's
     # products with the support sum over its stored features alone, and a
-    # support vector's over its features that are not 0 (in nonzeros,
-    # (n_features,) scratch)
+    # support vector's over its listed features
     const int32_t* example_indices
     const int32_t* example_indptr
+    # with CSR examples (else NULL): the features of each slot's row that
+    # are not +0, in increasing order (a superset of them: an example's
+    # stored ones, or the union of a merge's two lists), list_room of room a
+    # slot, and their count, -1 for a row not listed (more than list_room,
+    # or not known), whose features are found in nonzeros ((n_features,)
+    # scratch) when needed; a row is +0 at every feature not listed
+    int32_t* row_features
+    Py_ssize_t* row_counts
     int32_t* nonzeros
-    # with CSR examples and panels (else NULL): the features where each
-    # slot's column of the panels is not 0, list_room of room a slot, and
-    # their count, -1 for a column written whole (more than list_room)
+    # with CSR examples and panels (else NULL): the same of each slot's
+    # column of the panels, -1 for a column written whole
     int32_t* panel_features
     Py_ssize_t* panel_counts
     Py_ssize_t list_room
@@ -1926,15 +1938,17 @@ cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
 cdef void _refresh_panels(Support* b) noexcept nogil:
     """Copy the rows changed since the last refresh into their panels (and
     their squared norms, and the size of the support), and clear their
-    marks. With CSR examples, a row that is 0 on all but a quarter of the
-    features or fewer writes those alone, after 0 at the listed features of
-    the column it replaces (a column written whole is written whole again):
+    marks. With CSR examples, a row whose features (_row_features) are a
+    quarter of all or fewer writes those alone, after 0 at the listed
+    features of the column it replaces (a column written whole is written
+    whole again):
     a column's features lie a stride of the panels apart, a cache line
     each."""
     cdef Py_ssize_t t, j, s, n, d = b.n_features
     cdef double* panel
     cdef const double* row
     cdef int32_t* listed
+    cdef const int32_t* features
     for t in range(b.dirty.n):
         s = b.dirty.slots[t]
         # a slot past the support holds no vector, and its value is not read
@@ -1951,7 +1965,7 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
                 panel[j * SKPERC_PANEL] = row[j]
             continue
         listed = b.panel_features + s * b.list_room
-        n = skperc_nonzero_features(row, d, b.nonzeros)
+        n = _row_features(b, s, &features)
         if b.panel_counts[s] < 0 or n > b.list_room:
             for j in range(d):
                 panel[j * SKPERC_PANEL] = row[j]
@@ -1959,11 +1973,11 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
             for j in range(b.panel_counts[s]):
                 panel[listed[j] * SKPERC_PANEL] = 0.0
             for j in range(n):
-                panel[b.nonzeros[j] * SKPERC_PANEL] = row[b.nonzeros[j]]
+                panel[features[j] * SKPERC_PANEL] = row[features[j]]
         if n > b.list_room:
             b.panel_counts[s] = -1
         else:
-            memcpy(listed, b.nonzeros, n * sizeof(int32_t))
+            memcpy(listed, features, n * sizeof(int32_t))
             b.panel_counts[s] = n
     _clear_marks(&b.dirty)
     b.panel_n = b.n_support
@@ -2000,17 +2014,80 @@ cdef inline Py_ssize_t _stored_features(const Support* b, Py_ssize_t i,
     return b.example_indptr[i + 1] - b.example_indptr[i]
 
 
-cdef Py_ssize_t _vector_features(const Support* b, const double* x,
-                                const int32_t** features) noexcept nogil:
-    """The features that the products of a support vector x sum over: with
-    CSR examples, those where x is not 0 (in b.nonzeros, their count
-    returned), O(n_features) once for products that then cost their count;
-    else every feature (NULL)."""
+cdef Py_ssize_t _row_features(const Support* b, Py_ssize_t s,
+                              const int32_t** features) noexcept nogil:
+    """The features that the products of support vector s sum over: with
+    CSR examples, its list, or for a row not listed those where it is not
+    +0 (in b.nonzeros, O(n_features) to find), their count returned; else
+    every feature (NULL)."""
     features[0] = NULL
-    if b.example_indptr == NULL:
+    if b.row_counts == NULL:
         return 0
+    if b.row_counts[s] >= 0:
+        features[0] = b.row_features + s * b.list_room
+        return b.row_counts[s]
     features[0] = b.nonzeros
-    return skperc_nonzero_features(x, b.n_features, b.nonzeros)
+    return skperc_nonzero_features(b.rows + s * b.n_features, b.n_features,
+                                   b.nonzeros)
+
+
+cdef inline void _list_row(Support* b, Py_ssize_t s, const int32_t* features,
+                           Py_ssize_t n) noexcept nogil:
+    """The n features (in increasing order) as the list of slot s, or the
+    row not listed when they do not fit."""
+    if n > b.list_room:
+        b.row_counts[s] = -1
+    else:
+        memcpy(b.row_features + s * b.list_room, features, n * sizeof(int32_t))
+        b.row_counts[s] = n
+
+
+cdef void _write_row(Support* b, Py_ssize_t s, const double* x,
+                     const int32_t* features, Py_ssize_t n) noexcept nogil:
+    """Slot s's row becomes x, which is +0 but at the n features listed
+    (NULL: every feature), and its list those: in O(n) where the row it
+    replaces is listed, +0 then at its listed features, else in
+    O(n_features). The same bits either way."""
+    cdef Py_ssize_t t, d = b.n_features
+    cdef double* row = b.rows + s * d
+    cdef const int32_t* old
+    if features == NULL or b.row_counts[s] < 0:
+        memcpy(row, x, d * sizeof(double))
+    else:
+        old = b.row_features + s * b.list_room
+        for t in range(b.row_counts[s]):
+            row[old[t]] = 0.0
+        for t in range(n):
+            row[features[t]] = x[features[t]]
+    if b.row_counts != NULL:
+        _list_row(b, s, features, n)
+
+
+cdef Py_ssize_t _merged_features(Support* b, Py_ssize_t m,
+                                 Py_ssize_t j) noexcept nogil:
+    """The union of the lists of slots m and j, in increasing order, into
+    b.nonzeros: the features where a point of the segment between their
+    rows may not be +0; their count, or -1 where either row is not
+    listed."""
+    cdef Py_ssize_t p = 0, q = 0, count = 0
+    cdef Py_ssize_t n_m = b.row_counts[m], n_j = b.row_counts[j]
+    cdef const int32_t* a = b.row_features + m * b.list_room
+    cdef const int32_t* c = b.row_features + j * b.list_room
+    if n_m < 0 or n_j < 0:
+        return -1
+    while p < n_m or q < n_j:
+        if q == n_j or (p < n_m and a[p] < c[q]):
+            b.nonzeros[count] = a[p]
+            p += 1
+        elif p == n_m or c[q] < a[p]:
+            b.nonzeros[count] = c[q]
+            q += 1
+        else:
+            b.nonzeros[count] = a[p]
+            p += 1
+            q += 1
+        count += 1
+    return count
 
 
 cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
@@ -2045,12 +2122,12 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
     """out[s] = k(x_s, x_m) over the support, for its vector m: from the
     panels, and the slots changed since they were refreshed from their own
     rows; else from the rows in C order. With CSR examples, over the
-    features where x_m is not 0. Each product is summed in feature order
-    either way: the same bits."""
+    features of x_m (_row_features). Each product is summed in feature
+    order either way: the same bits."""
     cdef Py_ssize_t t, s, d = b.n_features
     cdef const double* x = b.rows + m * d
     cdef const int32_t* features
-    cdef Py_ssize_t n_features = _vector_features(b, x, &features)
+    cdef Py_ssize_t n_features = _row_features(b, m, &features)
     _support_dots(b, b.n_support, x, features, n_features, out)
     if b.panels != NULL:
         for t in range(b.dirty.n):
@@ -2085,13 +2162,14 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
     """Take slot s out of the support; the last slot moves into it."""
-    cdef Py_ssize_t c, last = b.n_support - 1
-    cdef Py_ssize_t d = b.n_features
+    cdef Py_ssize_t c, last = b.n_support - 1, n_features
+    cdef const int32_t* features
     _mark(b, s)
     if b.index[s] >= b.first_index:
         b.slot_of[b.index[s] - b.first_index] = -1
     if s != last:
-        memcpy(b.rows + s * d, b.rows + last * d, d * sizeof(double))
+        n_features = _row_features(b, last, &features)
+        _write_row(b, s, b.rows + last * b.n_features, features, n_features)
         b.sq_norms[s] = b.sq_norms[last]
         b.index[s] = b.index[last]
         b.code[s] = b.code[last]
@@ -2221,7 +2299,7 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef double* u = b.near_coef
     cdef double largest = 0.0, value
     cdef const int32_t* features
-    cdef Py_ssize_t n_features
+    cdef Py_ssize_t n_features, at
     if m <= 0:
         return 0
     # the m largest values, in decreasing order (the lower slot of ties)
@@ -2229,12 +2307,22 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
         if s != excluded:
             count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
-        n_features = _vector_features(b, b.rows + near[p] * d, &features)
+        n_features = -1
         for q in range(p, m):
-            _dots_over(b.rows + near[q] * d, NULL, 1, d, b.rows + near[p] * d,
-                       features, n_features, g + p * m + q)
-            _apply_kernel(kernel, b.sq_norms + near[q], 1, b.sq_norms[near[p]],
-                          g + p * m + q)
+            at = near[p] * b.capacity + near[q]
+            if b.pair_known != NULL and b.pair_known[at]:
+                g[p * m + q] = b.pair_values[at]
+            else:
+                if n_features < 0:
+                    n_features = _row_features(b, near[p], &features)
+                _dots_over(b.rows + near[q] * d, NULL, 1, d,
+                           b.rows + near[p] * d, features, n_features,
+                           g + p * m + q)
+                _apply_kernel(kernel, b.sq_norms + near[q], 1,
+                              b.sq_norms[near[p]], g + p * m + q)
+                if b.pair_known != NULL:
+                    b.pair_values[at] = g[p * m + q]
+                    b.pair_known[at] = 1
             g[q * m + p] = g[p * m + q]
         largest = max(largest, g[p * m + p])
     # L L^T = K + ridge I in the lower triangle, then L v = krow, L^T u = v
@@ -2325,7 +2413,7 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
     coefficients with one of the MERGE_CANDIDATES nearest of its class (see
     there), or remove it when that merge changes the function more
     ("merge")."""
-    cdef Py_ssize_t c, s, j, m = 0, partner = -1, count, p
+    cdef Py_ssize_t c, s, j, m = 0, partner = -1, count, p, t, n_union
     cdef Py_ssize_t d = b.n_features
     cdef double smallest, best, best_h = 0.0, km, kj, loss, floor
     cdef double* row_m
@@ -2378,9 +2466,23 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         kj = skperc_exp_one(best_h * best_h * log(b.krow[partner]))
         row_m = b.rows + m * d
         row_j = b.rows + partner * d
-        for s in range(d):
-            row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
-        b.sq_norms[partner] = squared_norm(row_j, d)
+        # over the union of the two lists where both rows are listed (+0
+        # elsewhere in both, and in their merge): the same bits
+        n_union = (_merged_features(b, m, partner) if b.row_counts != NULL
+                   else -1)
+        if n_union < 0:
+            for s in range(d):
+                row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
+            b.sq_norms[partner] = squared_norm(row_j, d)
+            if b.row_counts != NULL:
+                b.row_counts[partner] = -1
+        else:
+            for t in range(n_union):
+                s = b.nonzeros[t]
+                row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
+            b.sq_norms[partner] = _squared_norm_over(row_j, d, b.nonzeros,
+                                                     n_union)
+            _list_row(b, partner, b.nonzeros, n_union)
         _mark(b, partner)
         for c in range(b.n_problems):
             b.coef[c * b.capacity + partner] = (
@@ -2707,7 +2809,7 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         slot = b.n_support
         b.n_support += 1
         _mark(b, slot)
-        memcpy(b.rows + slot * d, x, d * sizeof(double))
+        _write_row(b, slot, x, features, n_features)
         b.sq_norms[slot] = sq_norm
         b.index[slot] = b.first_index + i
         b.code[slot] = label
@@ -2735,11 +2837,11 @@ cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
 
 cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     """Point the marks, panels and panel norms of b (its capacity,
-    n_features and examples set, its support in b.rows and b.sq_norms), its
-    scratch of features and the buffers of n_blocks blocks to new arrays,
-    and fill the panels from the support; returns the arrays, which must
-    outlive their use."""
-    cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
+    n_features and examples set, its support in b.rows and b.sq_norms), the
+    lists of its rows and its scratch of features, and the buffers of
+    n_blocks blocks to new arrays; list the rows of the support and fill the
+    panels from them; returns the arrays, which must outlive their use."""
+    cdef Py_ssize_t t, n_features, cap = b.capacity, d = b.n_features
     # The kernel rows over the support (of the blocks' examples, and of the
     # vector to merge) read it from panels, and the validation score of
     # early stopping its rows (kernel_products). Measured against C-ordered
@@ -2758,17 +2860,30 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * BUDGET_BLOCK,
                                                    dtype=np.uint8)
     cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
-    # the lists of the panels' columns (_refresh_panels): room for a quarter
-    # of the features a slot, an eighth of the memory of the rows
-    cdef bint listed = b.example_indptr != NULL and panels.shape[0] > 0
+    # the lists of the rows, and of the panels' columns (_refresh_panels):
+    # room for a quarter of the features a slot, an eighth of the memory of
+    # the rows each
+    cdef bint sparse = b.example_indptr != NULL
+    cdef bint listed = sparse and panels.shape[0] > 0
     cdef Py_ssize_t room = d // 4
+    cdef int32_t[::1] row_features = np.zeros(
+        cap * room + 1 if sparse else 1, dtype=np.int32)
+    cdef Py_ssize_t[::1] row_counts = np.full(cap, -1, dtype=np.intp)
     cdef int32_t[::1] panel_features = np.zeros(
         cap * room + 1 if listed else 1, dtype=np.int32)
     cdef Py_ssize_t[::1] panel_counts = np.zeros(cap, dtype=np.intp)
+    cdef const int32_t* features
     b.nonzeros = &nonzeros[0]
+    b.row_features = &row_features[0] if sparse else NULL
+    b.row_counts = &row_counts[0] if sparse else NULL
     b.panel_features = &panel_features[0] if listed else NULL
     b.panel_counts = &panel_counts[0]
     b.list_room = room
+    # the rows held: their features, found
+    if sparse:
+        for t in range(b.n_support):
+            n_features = _row_features(b, t, &features)
+            _list_row(b, t, features, n_features)
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
     b.panel_sq = &panel_sq[0]
     b.dirty.on = &marks[0]
@@ -2785,7 +2900,7 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
         _mark(b, t)
     _refresh_panels(b)
     return (panels, panel_sq, marks, lists, x, sq, krows, finite_rows,
-            nonzeros, panel_features, panel_counts)
+            nonzeros, row_features, row_counts, panel_features, panel_counts)
 
 
 def run_budget_epochs(
@@ -2806,6 +2921,7 @@ def run_budget_epochs(
     int64_t[::1] failure,
     bint continued=False,
     Py_ssize_t n_threads=1,
+    double cache_bytes=0.0,
 ):
     """Run up to ``control.max_iter`` budgeted epochs over the examples in
     visit, the rows of ``X``: a C-ordered float64 or float32 array or a
@@ -2821,9 +2937,11 @@ def run_budget_epochs(
     call). ``budget`` <= capacity support vectors are kept by ``strategy``
     (a BudgetStrategy; BUDGET_MERGE and BUDGET_AVERAGING need KERNEL_RBF,
     and BUDGET_AVERAGING a support to project onto). The other arguments
-    are those of run_epochs, for the examples of this call. Returns (epochs
-    of each problem, whether each converged, whether the stopping rule
-    ended each).
+    are those of run_epochs, for the examples of this call. BUDGET_AVERAGING
+    keeps the kernel values among the support that it computes when
+    capacity^2 of them and their marks take at most ``cache_bytes``.
+    Returns (epochs of each problem, whether each converged, whether the
+    stopping rule ended each).
     """
     cdef double[:, ::1] rows = support.rows
     cdef double[::1] sv_sq = support.sq_norms
@@ -2877,6 +2995,12 @@ def run_budget_epochs(
     cdef double[::1] near_gram = np.zeros(
         AVERAGING_NEIGHBOURS * AVERAGING_NEIGHBOURS)
     cdef double[::1] near_coef = np.zeros(AVERAGING_NEIGHBOURS)
+    # (of the table, only the pages of the values used are touched)
+    cdef bint pairs = (strategy == BUDGET_AVERAGING
+                       and cap * cap * (sizeof(double) + 1) <= cache_bytes)
+    cdef double[::1] pair_values = np.empty(cap * cap if pairs else 1)
+    cdef unsigned char[::1] pair_known = np.zeros(cap * cap if pairs else 1,
+                                                  dtype=np.uint8)
     cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
     snapshots = np.zeros(2 * k * cap * (d + 2) if control.n_iter_no_change else 0)
     snap_sizes = np.zeros(2 * k, dtype=np.int64)
@@ -2922,6 +3046,8 @@ def run_budget_epochs(
     b.near = &near[0]
     b.near_gram = &near_gram[0]
     b.near_coef = &near_coef[0]
+    b.pair_values = &pair_values[0] if pairs else NULL
+    b.pair_known = &pair_known[0] if pairs else NULL
     _set_examples(&b, &examples)
     b.snap_rows = &snap[0] if snap.shape[0] > 0 else NULL
     b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL

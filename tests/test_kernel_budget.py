@@ -132,13 +132,18 @@ def test_budget_is_never_exceeded(strategy, n_classes, seed):
 
 @pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs):
+@pytest.mark.parametrize("zero_below", [1.0, 1.6])
+def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below):
     """The budgeted loop sums the products of a CSR example with the
     support over its stored features alone, and those of a support vector
     (to merge, project or remove) over its features that are not 0: the
     bits of dense rows, whose zero products change no sum. Rows of 40
-    features, about two thirds of them 0, three classes, and a budget of
-    130, whose blocks of examples split between two threads."""
+    features, three classes, and a budget of 130, whose blocks of examples
+    split between two threads. With about 17 features that are not 0 a
+    row, most support vectors are more than a list holds (a quarter of the
+    features) and are searched for theirs; with about 9, most are listed
+    (an example's stored features, the union of a merge's two lists), and
+    written over their lists."""
     X, y = make_classification(
         n_samples=1200,
         n_features=40,
@@ -147,7 +152,7 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs):
         flip_y=0.1,
         random_state=5,
     )
-    X[np.abs(X) < 1.0] = 0.0
+    X[np.abs(X) < zero_below] = 0.0
     params = dict(
         gamma=0.05, budget=130, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
     )
@@ -163,6 +168,28 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs):
     assert_array_equal(
         sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X)
     )
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_averaging_epoch_keeps_the_bits_with_its_kernel_values_kept(sparse):
+    """The averaging epoch that ends a budgeted fit keeps the kernel values
+    among the support vectors that its projections compute, when
+    ``cache_size`` has room for them: the bits of computing each again at
+    each use (a cache of a kilobyte)."""
+    X, y = make_classification(
+        n_samples=1500, n_features=30, n_informative=8, flip_y=0.1, random_state=3
+    )
+    if sparse:
+        X[np.abs(X) < 1.2] = 0.0
+        X = sp.csr_matrix(X)
+    params = dict(gamma=0.05, budget=60, early_stopping=False, random_state=0)
+    kept = KernelPerceptron(**params).fit(X, y)
+    again = KernelPerceptron(**params, cache_size=2**-10).fit(X, y)
+    last = KernelPerceptron(**params, average=False).fit(X, y)
+    # the averaging epoch ran, and projected
+    assert not np.array_equal(kept.dual_coef_, last.dual_coef_)
+    assert_array_equal(kept.dual_coef_, again.dual_coef_)
+    assert_array_equal(kept.decision_function(X), again.decision_function(X))
 
 
 @pytest.mark.parametrize("seed", range(4))

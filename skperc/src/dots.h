@@ -217,10 +217,13 @@ SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
 SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
 #endif
 
-/* The features j < m where x[j] is not 0, in increasing order, into
-   features; returns their count. Eight values at a time are tested at
-   once, the OR of their bits but the sign's (-0 is 0), as most of a
-   sparse vector's are 0; the eight of a nonzero test one by one. */
+/* The features j < m where x[j] is not +0 (a value that is not 0, or -0),
+   in increasing order, into features; returns their count. A product with
+   -0 changes no sum, as one with +0; listing it too leaves +0 at every
+   feature not listed, the row that a list of the budgeted loop describes.
+   Eight values at a time are tested at once, the OR of their bits, as most
+   of a sparse vector's are +0; the eight of a nonzero OR test one by
+   one. */
 static Py_ssize_t skperc_nonzero_features(const double *x, Py_ssize_t m,
                                           int32_t *features) {
     Py_ssize_t count = 0, j = 0;
@@ -228,16 +231,19 @@ static Py_ssize_t skperc_nonzero_features(const double *x, Py_ssize_t m,
         uint64_t bits[8], any = 0;
         memcpy(bits, x + j, sizeof bits);
         for (int t = 0; t < 8; t++)
-            any |= bits[t] << 1;
+            any |= bits[t];
         if (any == 0)
             continue;
         for (int t = 0; t < 8; t++)
-            if (x[j + t] != 0.0)
+            if (bits[t] != 0)
                 features[count++] = (int32_t)(j + t);
     }
-    for (; j < m; j++)
-        if (x[j] != 0.0)
+    for (; j < m; j++) {
+        uint64_t bits;
+        memcpy(&bits, x + j, sizeof bits);
+        if (bits != 0)
             features[count++] = (int32_t)j;
+    }
     return count;
 }
 
