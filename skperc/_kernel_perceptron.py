@@ -439,10 +439,11 @@ class KernelPerceptron(BasePerceptron):
         computation and the addition of each kernel column (each thread a block
         of at least 4,096 points: a smaller sample uses fewer threads); with a
         ``budget``, the kernel rows over the support of each block of 64
-        examples (then examined one by one, by one thread while the others
-        compute the rows of the next block), and the function on the batch at
-        the end of a call; in :meth:`decision_function`, the chunks of rows of
-        ``X``. A multiclass fit trains its one-vs-rest problems in one pass
+        examples, 32 of CSR data (then examined one by one, by one thread
+        while the others compute the rows of the next block), and the
+        function on the batch at the end of a call; in
+        :meth:`decision_function`, the chunks of rows of ``X``. A multiclass
+        fit trains its one-vs-rest problems in one pass
         that shares each column among them, so they share the same threads: no
         more than ``n_jobs`` run.
         {{n_jobs_count}}

@@ -1825,9 +1825,18 @@ cdef enum:
 # thread, the rows of the next block are computed while one thread
 # examines the block (_examine_and_rows), from the panels as the block
 # began: its examples then compute again the slots changed in the block
-# before theirs too.
+# before theirs too. CSR examples go SPARSE_BUDGET_BLOCK at a time: the
+# values that a CSR example computes again read each changed support
+# vector at its scattered stored features, and the examining thread, which
+# computes them, bounds the loop on two threads. Measured on the text data
+# of benchmarks/bench_kernel_scale.py (10,000 examples, budget 500, merge,
+# two threads): 0.88 to 0.97 s a fit in blocks of 32, 1.15 to 1.29 s in
+# blocks of 16, 1.16 to 1.41 s in blocks of 64; on the clusters (dense),
+# 40,000 examples, 0.96 to 1.00 s in blocks of 64 and 1.00 to 1.06 s in
+# blocks of 32. The size of a block changes no bit.
 cdef enum:
     BUDGET_BLOCK = 64
+    SPARSE_BUDGET_BLOCK = 32
 
 
 cdef struct Marks:
@@ -2696,12 +2705,15 @@ cdef int _run_budget_epochs(
     Threads* threads,
 ) except -1 nogil:
     """The epochs of one budgeted call over the examples of visit, the
-    points of ``examples``, BUDGET_BLOCK at a time (in the two blocks,
-    each with room for BUDGET_BLOCK examples). A kernel value, radius,
+    points of ``examples``, BUDGET_BLOCK at a time (SPARSE_BUDGET_BLOCK for
+    CSR examples; in the two blocks, each with room for BUDGET_BLOCK
+    examples). A kernel value, radius,
     threshold or decision value that is not finite stops the call,
     recorded in e.failure."""
     cdef Py_ssize_t epoch, n_threads
     cdef Py_ssize_t countdown = CHECK_EVERY
+    cdef Py_ssize_t size = (BUDGET_BLOCK if b.example_indptr == NULL
+                            else SPARSE_BUDGET_BLOCK)
     cdef int examined
     cdef Block* block
     cdef Block* next
@@ -2716,15 +2728,14 @@ cdef int _run_budget_epochs(
         next = &blocks[1]
         _begin_epoch_threads(threads)
         block.visit = visit
-        block.n = min(<Py_ssize_t>BUDGET_BLOCK, n_visit)
+        block.n = min(size, n_visit)
         _begin_rows(b)
         # (the fewest kernel values a thread takes as for the columns)
         _block_rows(b, kernel, examples, block, threads,
                     _n_blocks(_threads(threads), block.n * b.n_support))
         while block.n > 0:
             next.visit = block.visit + block.n
-            next.n = min(<Py_ssize_t>BUDGET_BLOCK,
-                         n_visit - (next.visit - visit))
+            next.n = min(size, n_visit - (next.visit - visit))
             # a block costs a kernel row over the support per example
             countdown -= block.n * (1 + b.n_support // 64)
             if countdown <= 0:

@@ -138,12 +138,12 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     support over its stored features alone, and those of a support vector
     (to merge, project or remove) over its features that are not 0: the
     bits of dense rows, whose zero products change no sum. Rows of 40
-    features, three classes, and a budget of 130, whose blocks of examples
-    split between two threads. With about 17 features that are not 0 a
-    row, most support vectors are more than a list holds (a quarter of the
-    features) and are searched for theirs; with about 9, most are listed
-    (an example's stored features, the union of a merge's two lists), and
-    written over their lists."""
+    features, three classes, and a budget of 260, whose blocks of examples
+    (64 dense ones, 32 CSR ones) split between two threads. With about 17
+    features that are not 0 a row, most support vectors are more than a
+    list holds (a quarter of the features) and are searched for theirs;
+    with about 9, most are listed (an example's stored features, the union
+    of a merge's two lists), and written over their lists."""
     X, y = make_classification(
         n_samples=1200,
         n_features=40,
@@ -154,12 +154,12 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     )
     X[np.abs(X) < zero_below] = 0.0
     params = dict(
-        gamma=0.05, budget=130, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
+        gamma=0.05, budget=260, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
     )
     dense = KernelPerceptron(**params, max_iter=6).fit(X, y)
     sparse = KernelPerceptron(**params, max_iter=6).fit(sp.csr_matrix(X), y)
     assert sp.issparse(sparse.support_vectors_)
-    assert len(dense.support_) == 130
+    assert len(dense.support_) == 260
     assert_array_equal(sparse.n_updates_, dense.n_updates_)
     assert sparse.validation_scores_ == dense.validation_scores_
     assert_array_equal(sparse.support_, dense.support_)
