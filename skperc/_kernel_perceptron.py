@@ -247,10 +247,13 @@ class BudgetSupport(_ArrayState):
         function on it (the rows sparse after sparse input)."""
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[order]
+        kept = sp.csr_matrix(rows) if sp.issparse(X) else rows
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
-        products = estimator._products(rows, rows, np.vstack([coef, avg]))
+        # CSR rows sum over their stored features: the bits of the dense
+        # ones, at the cost of those
+        products = estimator._products(kept, rows, np.vstack([coef, avg]))
         return KernelRun(
-            rows=sp.csr_matrix(rows) if sp.issparse(X) else rows,
+            rows=kept,
             codes=self.code[order],
             index=self.index[order],
             coef=coef,

@@ -168,6 +168,8 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     assert_array_equal(
         sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X)
     )
+    # (of the function's norm, from the products among the support)
+    assert_array_equal(sparse.margin_, dense.margin_)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
