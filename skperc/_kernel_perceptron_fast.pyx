@@ -1907,8 +1907,9 @@ cdef struct Support:
     # are not +0, in increasing order (a superset of them: an example's
     # stored ones, or the union of a merge's two lists), list_room of room a
     # slot, and their count, -1 for a row not listed (more than list_room,
-    # or not known), whose features are found in nonzeros ((n_features,)
-    # scratch) when needed; a row is +0 at every feature not listed
+    # or not known), whose features are found when needed; a row is +0 at
+    # every feature not listed. nonzeros ((n_features,) scratch) holds the
+    # features found, or the union of a merge's two lists
     int32_t* row_features
     Py_ssize_t* row_counts
     int32_t* nonzeros
