@@ -247,13 +247,13 @@ class BudgetSupport(_ArrayState):
         function on it (the rows sparse after sparse input)."""
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[order]
-        kept = sp.csr_matrix(rows) if sp.issparse(X) else rows
+        run_rows = sp.csr_matrix(rows) if sp.issparse(X) else rows
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
         # CSR rows sum over their stored features: the bits of the dense
         # ones, at the cost of those
-        products = estimator._products(kept, rows, np.vstack([coef, avg]))
+        products = estimator._products(run_rows, rows, np.vstack([coef, avg]))
         return KernelRun(
-            rows=kept,
+            rows=run_rows,
             codes=self.code[order],
             index=self.index[order],
             coef=coef,
@@ -446,9 +446,9 @@ class KernelPerceptron(BasePerceptron):
         while the others compute the rows of the next block), and the
         function on the batch at the end of a call; in
         :meth:`decision_function`, the chunks of rows of ``X``. A multiclass
-        fit trains its one-vs-rest problems in one pass
-        that shares each column among them, so they share the same threads: no
-        more than ``n_jobs`` run.
+        fit trains its one-vs-rest problems in one pass that shares each
+        column among them, so they share the same threads: no more than
+        ``n_jobs`` run.
         {{n_jobs_count}}
         The result does not depend on ``n_jobs``, bit for bit. Every update
         (every block, with a budget) waits for all the threads, so on cores
