@@ -22,6 +22,10 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
   (``"scale"`` is 0.094 on 30,000 rows, 0.103 on 60,000). Sparse input,
   where a product costs the stored entries of an example, not the columns:
   the path of text and one-hot data.
+- ``hashed``: ``text`` with its 3,000 columns spread among 2**20, the
+  width of ``HashingVectorizer``'s default, the others empty (the columns
+  keep their order, so that every fit is ``text``'s to the bit): what the
+  empty columns cost.
 
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
@@ -48,7 +52,7 @@ Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
-        [--data wide|text] [--busy 2]
+        [--data wide|text|hashed] [--busy 2]
 """
 
 import argparse
@@ -59,6 +63,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from bench_defaults import sparse_text
 from sklearn import config_context, get_config
 from sklearn.datasets import make_classification
@@ -72,6 +77,7 @@ from sklearn.svm import SVC
 from skperc import KernelPerceptron
 
 N_TEST = 20_000
+HASHED_COLUMNS = 2**20
 
 DATASETS = {
     "clusters": dict(
@@ -95,9 +101,15 @@ DATASETS = {
 
 
 def data(n_train, name="clusters"):
-    if name == "text":
+    if name in ("text", "hashed"):
         X, y = sparse_text(n_samples=n_train + N_TEST)
-        X = MaxAbsScaler().fit_transform(X)
+        X = MaxAbsScaler().fit_transform(X).tocsr()
+        if name == "hashed":
+            rng = np.random.default_rng(0)
+            at = np.sort(rng.choice(HASHED_COLUMNS, X.shape[1], replace=False))
+            X = sp.csr_matrix(
+                (X.data, at[X.indices], X.indptr), shape=(X.shape[0], HASHED_COLUMNS)
+            )
     else:
         X, y = make_classification(n_samples=n_train + N_TEST, **DATASETS[name])
         X = StandardScaler().fit_transform(X)
@@ -107,7 +119,7 @@ def data(n_train, name="clusters"):
 def gamma(name):
     """The kernel's gamma on data set name, fixed for every fit: 1 /
     n_features, "scale" on standardized data; 0.1 on the text data."""
-    return 0.1 if name == "text" else 1.0 / DATASETS[name]["n_features"]
+    return 0.1 if name in ("text", "hashed") else 1.0 / DATASETS[name]["n_features"]
 
 
 def estimators(budget, kernel_gamma):
@@ -196,7 +208,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
     parser.add_argument(
-        "--data", choices=sorted([*DATASETS, "text"]), default="clusters"
+        "--data", choices=sorted([*DATASETS, "text", "hashed"]), default="clusters"
     )
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)

@@ -213,14 +213,15 @@ class BudgetSupport(_ArrayState):
     state: np.ndarray
 
     @classmethod
-    def holding(cls, run, budget, n_features):
+    def holding(cls, run, budget, columns):
         """Slots for ``budget`` vectors (or the support of ``run``, if
-        larger), the first ones holding that support, oldest first."""
+        larger), the first ones holding that support, oldest first, on the
+        features ``columns``."""
         n_old = len(run.index)
         capacity = max(budget, n_old)
-        old = run.rows.toarray() if sp.issparse(run.rows) else run.rows
-        rows = np.zeros((capacity, n_features))
-        rows[:n_old] = old
+        old = run.rows[:, columns]
+        rows = np.zeros((capacity, len(columns)))
+        rows[:n_old] = old.toarray() if sp.issparse(old) else old
 
         def slots(values, dtype=np.float64):
             padded = np.zeros((len(values), capacity), dtype=dtype)
@@ -242,9 +243,10 @@ class BudgetSupport(_ArrayState):
     def n_support(self):
         return int(self.state[0])
 
-    def kept(self, counters, n_seen, estimator, X):
-        """The run after the call: the support oldest first, with the
-        function on it (the rows sparse after sparse input)."""
+    def kept(self, counters, n_seen, estimator, X, columns, n_features):
+        """The run after the call on X (on the features ``columns`` of
+        ``n_features``): the support oldest first, with the function on it
+        (the rows sparse after sparse input)."""
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[order]
         run_rows = sp.csr_matrix(rows) if sp.issparse(X) else rows
@@ -252,6 +254,11 @@ class BudgetSupport(_ArrayState):
         # CSR rows sum over their stored features: the bits of the dense
         # ones, at the cost of those
         products = estimator._products(run_rows, rows, np.vstack([coef, avg]))
+        if sp.issparse(run_rows):
+            run_rows = sp.csr_matrix(
+                (run_rows.data, columns[run_rows.indices], run_rows.indptr),
+                shape=(len(rows), n_features),
+            )
         return KernelRun(
             rows=run_rows,
             codes=self.code[order],
@@ -1185,7 +1192,14 @@ class KernelPerceptron(BasePerceptron):
         """Run the budgeted loop on the support so far and the batch X, as
         _train does."""
         run = self._run
-        support = BudgetSupport.holding(run, self.budget, X.shape[1])
+        # the support is held dense, on the features in use
+        batch, n_features = X, X.shape[1]
+        columns = (
+            _stored_columns(X, run.rows) if sp.issparse(X) else np.arange(n_features)
+        )
+        if sp.issparse(X):
+            X = _on_columns(X, columns)
+        support = BudgetSupport.holding(run, self.budget, columns)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
         sq_norms = squared_norms(X)
         diag = kernel_diagonal(sq_norms, spec)
@@ -1287,9 +1301,11 @@ class KernelPerceptron(BasePerceptron):
                 if not kept:
                     support, counters = last
                     averaged = np.zeros_like(answers)
-        self._run = support.kept(counters, run.n_seen + X.shape[0], self, X)
+        self._run = support.kept(
+            counters, run.n_seen + X.shape[0], self, X, columns, n_features
+        )
         products = self._products(
-            X, self._run.rows, np.vstack([self._run.coef, self._run.avg]), train
+            batch, self._run.rows, np.vstack([self._run.coef, self._run.avg]), train
         )
         n_problems = len(self._run.coef)
         return self._finish(
@@ -1388,6 +1404,8 @@ class KernelPerceptron(BasePerceptron):
             # the Gram matrix holds its diagonal
             return points, np.empty(0), spec, kernel_diagonal(np.empty(0), spec, points)
         sq_norms = squared_norms(points)
+        if sp.issparse(points):
+            points = _on_columns(points, _stored_columns(points))
         return points, sq_norms, spec, kernel_diagonal(sq_norms, spec)
 
     def _kernel_spec(self, kind):
@@ -1418,11 +1436,25 @@ class KernelPerceptron(BasePerceptron):
             row_bytes=_product_row_bytes(X, len(coef)),
             max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
+        # CSR rows on the support's features (their norms on all of theirs)
+        # where those are at most half of the columns: the products cost the
+        # support's values on every column for each chunk, the rows taken on
+        # the features their stored values
+        columns = _stored_columns(support) if sp.issparse(X) else None
+        if columns is not None and len(columns) > X.shape[1] // 2:
+            columns = None
+        if columns is not None and sp.issparse(support):
+            support = _on_columns(support, columns)
+        elif columns is not None:
+            support = np.ascontiguousarray(support[:, columns])
         for chunk in gen_batches(len(products), chunk_rows):
             part = X[chunk] if rows is None else X[rows[chunk]]
+            sq_norms = squared_norms(part)
+            if columns is not None:
+                part = _on_columns(part, columns)
             products[chunk] = kernel_products(
                 part,
-                squared_norms(part),
+                sq_norms,
                 support,
                 support_sq_norms,
                 spec,
@@ -1563,6 +1595,42 @@ def _product_row_bytes(X, n_problems):
     else:
         copy_bytes = 2 * X.itemsize * X.shape[1]
     return copy_bytes + 8 * (n_problems + 2)
+
+
+def _stored_columns(*matrices):
+    """The features where any of the matrices (CSR or dense, of as many
+    columns) stores a value: a CSR matrix's stored ones, a dense one's not
+    0; column 0 at least, so that a matrix on them has a column."""
+    used = np.zeros(matrices[0].shape[1], dtype=bool)
+    used[0] = True
+    for matrix in matrices:
+        if sp.issparse(matrix):
+            used[matrix.indices] = True
+        elif len(matrix):
+            used |= np.any(matrix != 0, axis=0)
+    return np.flatnonzero(used)
+
+
+def _on_columns(X, columns):
+    """CSR X (sorted indices) on the features ``columns`` (increasing),
+    renumbered in order, its values at the others left out. Where those
+    others hold 0 in the rows that X meets (the support vectors, or X
+    itself), each product of them, summed in feature order, keeps its bits:
+    a 0 term does not change a sum that starts at +0. So the compiled loops
+    and products cost the features in use, not every column: on hashed
+    text, a few thousand of 2**20."""
+    if len(columns) == X.shape[1]:
+        return X
+    number = np.full(X.shape[1], -1, dtype=X.indices.dtype)
+    number[columns] = np.arange(len(columns), dtype=X.indices.dtype)
+    index = number[X.indices]
+    kept = index >= 0
+    # the values kept before each row's start
+    indptr = np.concatenate([[0], np.cumsum(kept)])[X.indptr]
+    return sp.csr_matrix(
+        (X.data[kept], index[kept], indptr.astype(X.indptr.dtype)),
+        shape=(X.shape[0], len(columns)),
+    )
 
 
 def _narrow_indices(X):

@@ -12,6 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.preprocessing import StandardScaler
+from sparse_data import spread_columns
 
 from skperc import KernelPerceptron
 from skperc.schedules import RelativeThreshold, ThresholdSchedule
@@ -170,6 +171,67 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     )
     # (of the function's norm, from the products among the support)
     assert_array_equal(sparse.margin_, dense.margin_)
+
+
+@pytest.mark.parametrize(
+    "budget, strategy",
+    [(None, "merge"), (80, "merge"), (80, "project"), (80, "remove")],
+)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_empty_columns_change_no_bit(budget, strategy, n_jobs):
+    """CSR rows among 2**20 columns, all but 30 empty, fit, continue and
+    predict with the bits of the same rows on their 30 columns: a product
+    sums over the features in use, and so does the support held (dense) by
+    the budgeted loop, whatever the width. The two batches of partial_fit
+    use different columns: the second holds the support on the first's as
+    well."""
+    X, y = make_classification(
+        n_samples=900,
+        n_features=30,
+        n_informative=8,
+        n_classes=3,
+        flip_y=0.1,
+        random_state=2,
+    )
+    X[np.abs(X) < 1.0] = 0.0
+    first, second = np.arange(450), np.arange(450, 900)
+    X[np.ix_(first, range(20, 30))] = 0.0
+    X[np.ix_(second, range(10))] = 0.0
+    narrow = sp.csr_matrix(X)
+    wide, at = spread_columns(X, 2**20)
+    params = dict(
+        gamma=0.05,
+        budget=budget,
+        budget_strategy=strategy,
+        random_state=0,
+        n_jobs=n_jobs,
+        max_iter=6,
+    )
+
+    def same(on_wide, on_narrow):
+        assert_array_equal(on_wide.n_updates_, on_narrow.n_updates_)
+        assert_array_equal(on_wide.support_, on_narrow.support_)
+        assert_array_equal(on_wide.dual_coef_, on_narrow.dual_coef_)
+        vectors = on_wide.support_vectors_
+        assert vectors.shape[1] == 2**20
+        assert vectors.nnz == on_narrow.support_vectors_.nnz
+        assert_array_equal(
+            vectors[:, at].toarray(), on_narrow.support_vectors_.toarray()
+        )
+        assert_array_equal(
+            on_wide.decision_function(wide), on_narrow.decision_function(narrow)
+        )
+        assert_array_equal(on_wide.margin_, on_narrow.margin_)
+
+    fitted = [KernelPerceptron(**params).fit(rows, y) for rows in (wide, narrow)]
+    if budget is not None:
+        assert len(fitted[1].support_) == budget
+    same(*fitted)
+    streams = [KernelPerceptron(**params), KernelPerceptron(**params)]
+    for batch in (first, second):
+        for stream, rows in zip(streams, (wide, narrow), strict=True):
+            stream.partial_fit(rows[batch], y[batch], classes=np.unique(y))
+    same(*streams)
 
 
 @pytest.mark.parametrize("sparse", [False, True])

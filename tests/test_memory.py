@@ -18,6 +18,7 @@ from sklearn import config_context
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
+from sparse_data import spread_columns
 
 from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
 
@@ -199,6 +200,35 @@ def test_kernel_perceptron_scores_wide_rows_within_working_memory(n_jobs):
         extra = peak_memory(fitted.decision_function, X)
     # the scores themselves take n_samples float64 values
     assert extra <= 3 * 4 * 2**20 + 8 * len(X), extra / 2**20
+
+
+@pytest.mark.parametrize("budget", [None, 60])
+def test_kernel_perceptron_memory_does_not_grow_with_empty_columns(budget):
+    # Hashed text: the rows of 30 columns spread among 2**20 columns
+    # (HashingVectorizer's default), the others empty. A fit, budgeted or
+    # not, and its scores take the memory of the same fit on the 30 columns,
+    # up to a few arrays of one value a column (the features in use): not
+    # the 500 MB of 60 dense support vectors of 2**20 features.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1_000, 30))
+    X[np.abs(X) < 1.0] = 0.0
+    y = X[:, :3].sum(axis=1) > 0
+    narrow = sp.csr_matrix(X)
+    wide, _ = spread_columns(X, 2**20)
+    estimator = KernelPerceptron(
+        gamma=1 / 30, budget=budget, max_iter=3, random_state=0
+    )
+    fitted = [clone(estimator), clone(estimator)]
+    extra = [
+        peak_memory(model.fit, rows, y)
+        for model, rows in zip(fitted, (wide, narrow), strict=True)
+    ]
+    assert extra[0] <= extra[1] + 32 * 2**20, [e / 2**20 for e in extra]
+    extra = [
+        peak_memory(model.decision_function, rows)
+        for model, rows in zip(fitted, (wide, narrow), strict=True)
+    ]
+    assert extra[0] <= extra[1] + 32 * 2**20, [e / 2**20 for e in extra]
 
 
 LINEAR_PROGRAM_FIT = """
