@@ -1194,10 +1194,9 @@ class KernelPerceptron(BasePerceptron):
         run = self._run
         # the support is held dense, on the features in use
         batch, n_features = X, X.shape[1]
-        columns = (
-            _stored_columns(X, run.rows) if sp.issparse(X) else np.arange(n_features)
-        )
+        columns = np.arange(n_features)
         if sp.issparse(X):
+            columns = _stored_columns(X, run.rows)
             X = _on_columns(X, columns)
         support = BudgetSupport.holding(run, self.budget, columns)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
@@ -1436,10 +1435,11 @@ class KernelPerceptron(BasePerceptron):
             row_bytes=_product_row_bytes(X, len(coef)),
             max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
-        # CSR rows on the support's features (their norms on all of theirs)
-        # where those are at most half of the columns: the products cost the
-        # support's values on every column for each chunk, the rows taken on
-        # the features their stored values
+        # CSR rows meet the support on its features alone (their squared
+        # norms taken over all of theirs) when those are at most half of the
+        # columns: the products copy the support's values at every column
+        # into panels for each chunk, where taking a chunk's rows on fewer
+        # columns costs their stored values
         columns = _stored_columns(support) if sp.issparse(X) else None
         if columns is not None and len(columns) > X.shape[1] // 2:
             columns = None
