@@ -163,10 +163,16 @@ class KernelRun:
 class _ArrayState:
     """The copy of a loop's state of arrays, which the loop changes in place."""
 
-    def copy(self):
-        return replace(
-            self, **{name: value.copy() for name, value in vars(self).items()}
-        )
+    def copy(self, into=None):
+        """A copy; written into the arrays of ``into``, a state of the same
+        shapes, when given (a snapshot that a newer one replaces)."""
+        if into is None:
+            return replace(
+                self, **{name: value.copy() for name, value in vars(self).items()}
+            )
+        for name, value in vars(self).items():
+            np.copyto(getattr(into, name), value)
+        return into
 
 
 @dataclass
@@ -1099,12 +1105,18 @@ class KernelPerceptron(BasePerceptron):
             f = _answer(f, g, counters.n_steps, answered())
             return weighted_accuracy(f.T, codes[validation], weight[validation])
 
+        held = None
+
+        def snapshot():
+            # the arrays of the best so far, which this one replaces, are
+            # reused: on a budget of large rows, fresh ones cost the system
+            # their pages at every better score
+            nonlocal held
+            held = work.copy(into=held)
+            return held, counters.counters(), len(recorded), answered()
+
         n_epochs, converged, stalled, best = epochs_until_stalled(
-            self,
-            one_epoch,
-            score,
-            lambda: (work.copy(), counters.counters(), len(recorded), answered()),
-            may_separate,
+            self, one_epoch, score, snapshot, may_separate
         )
         if converged:
             # not averaged: the last function separates the training part (and
@@ -1237,10 +1249,17 @@ class KernelPerceptron(BasePerceptron):
 
             def function_on(support, validation):
                 held = support.state[0]
+                rows, vectors = X[validation], support.rows[:held]
+                columns = _few_columns(rows) if sp.issparse(rows) else None
+                if columns is not None:
+                    # CSR rows sum over their stored features: the support
+                    # is copied into panels on those alone (the same bits)
+                    rows = _on_columns(rows, columns)
+                    vectors = np.take(vectors, columns, axis=1)
                 products = kernel_products(
-                    X[validation],
+                    rows,
                     sq_norms[validation],
-                    support.rows[:held],
+                    vectors,
                     support.sq_norms[:held],
                     spec,
                     np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),
@@ -1440,9 +1459,7 @@ class KernelPerceptron(BasePerceptron):
         # columns: the products copy the support's values at every column
         # into panels for each chunk, where taking a chunk's rows on fewer
         # columns costs their stored values
-        columns = _stored_columns(support) if sp.issparse(X) else None
-        if columns is not None and len(columns) > X.shape[1] // 2:
-            columns = None
+        columns = _few_columns(support) if sp.issparse(X) else None
         if columns is not None and sp.issparse(support):
             support = _on_columns(support, columns)
         elif columns is not None:
@@ -1609,6 +1626,16 @@ def _stored_columns(*matrices):
         elif len(matrix):
             used |= np.any(matrix != 0, axis=0)
     return np.flatnonzero(used)
+
+
+def _few_columns(matrix):
+    """_stored_columns(matrix) when they are at most half of its columns,
+    else None: a product of CSR rows restricted to them costs a copy of the
+    other side on them, which pays on fewer columns only (on the text data
+    of ``benchmarks/bench_kernel_scale.py``, where they are most of them,
+    it measured up to 10% slower)."""
+    columns = _stored_columns(matrix)
+    return columns if len(columns) <= matrix.shape[1] // 2 else None
 
 
 def _on_columns(X, columns):
