@@ -88,8 +88,14 @@ def noisy_dense(n_samples=100_000, n_features=50):
     return X, flip_labels(y, 0.05, np.random.RandomState(1))
 
 
-def sparse_text(n_samples=30_000, n_features=3_000, words_per_row=40):
-    """Log-scaled word counts with Zipf-like word frequencies."""
+def sparse_text(
+    n_samples=30_000, n_features=3_000, words_per_row=40, topics_by_frequency=False
+):
+    """Log-scaled word counts with Zipf-like word frequencies, labelled by
+    the sign of a linear score of 300 topic words, drawn uniformly or (with
+    ``topics_by_frequency``) by frequency: on a large vocabulary, words drawn
+    uniformly are rare, and leave most rows at the median score of 0 (with
+    100,000 words, 93% of them in one class)."""
     rng = np.random.RandomState(0)
     frequency = 1.0 / np.arange(1, n_features + 1) ** 1.1
     frequency /= frequency.sum()
@@ -104,7 +110,12 @@ def sparse_text(n_samples=30_000, n_features=3_000, words_per_row=40):
     X.data = np.log1p(X.data)
     # A few hundred words carry the label, as topic words do.
     coef = np.zeros(n_features)
-    topical = rng.choice(n_features, size=300, replace=False)
+    topical = rng.choice(
+        n_features,
+        size=300,
+        replace=False,
+        p=frequency if topics_by_frequency else None,
+    )
     coef[topical] = rng.standard_normal(300)
     score = X @ coef
     y = (score > np.median(score)).astype(int)

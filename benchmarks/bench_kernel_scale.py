@@ -27,9 +27,11 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
   keep their order, so that every fit is ``text``'s to the bit): what the
   empty columns cost.
 - ``vocabulary``: the same kind of word counts with a vocabulary of 100,000
-  words (``sparse_text(n_features=100_000)``; some 41,000 of them in use in
-  10,000 rows, 78,000 in 40,000): a budget holds its support vectors as
-  rows over the features in use, and merges make them dense.
+  words, labelled by topic words drawn by their frequency
+  (``sparse_text(n_features=100_000, topics_by_frequency=True)``; some
+  41,000 words in use in 10,000 rows, 78,000 in 40,000): a budget holds
+  its support vectors as rows over the features in use, and merges make
+  them dense.
 
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
@@ -108,9 +110,11 @@ DATASETS = {
 
 def data(n_train, name="clusters"):
     if name in WORD_COUNTS:
+        large = name == "vocabulary"
         X, y = sparse_text(
             n_samples=n_train + N_TEST,
-            n_features=VOCABULARY if name == "vocabulary" else 3_000,
+            n_features=VOCABULARY if large else 3_000,
+            topics_by_frequency=large,
         )
         X = MaxAbsScaler().fit_transform(X).tocsr()
         if name == "hashed":
