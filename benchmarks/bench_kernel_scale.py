@@ -84,8 +84,12 @@ from skperc import KernelPerceptron
 
 N_TEST = 20_000
 HASHED_COLUMNS = 2**20
-VOCABULARY = 100_000
-WORD_COUNTS = ("text", "hashed", "vocabulary")
+# the word counts by name: sparse_text's arguments
+WORD_COUNTS = {
+    "text": {},
+    "hashed": {},
+    "vocabulary": dict(n_features=100_000, topics_by_frequency=True),
+}
 
 DATASETS = {
     "clusters": dict(
@@ -110,12 +114,7 @@ DATASETS = {
 
 def data(n_train, name="clusters"):
     if name in WORD_COUNTS:
-        large = name == "vocabulary"
-        X, y = sparse_text(
-            n_samples=n_train + N_TEST,
-            n_features=VOCABULARY if large else 3_000,
-            topics_by_frequency=large,
-        )
+        X, y = sparse_text(n_samples=n_train + N_TEST, **WORD_COUNTS[name])
         X = MaxAbsScaler().fit_transform(X).tocsr()
         if name == "hashed":
             rng = np.random.default_rng(0)

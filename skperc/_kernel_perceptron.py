@@ -1105,15 +1105,15 @@ class KernelPerceptron(BasePerceptron):
             f = _answer(f, g, counters.n_steps, answered())
             return weighted_accuracy(f.T, codes[validation], weight[validation])
 
-        held = None
+        best_state = None
 
         def snapshot():
             # the arrays of the best so far, which this one replaces, are
             # reused: on a budget of large rows, fresh ones cost the system
             # their pages at every better score
-            nonlocal held
-            held = work.copy(into=held)
-            return held, counters.counters(), len(recorded), answered()
+            nonlocal best_state
+            best_state = work.copy(into=best_state)
+            return best_state, counters.counters(), len(recorded), answered()
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
             self, one_epoch, score, snapshot, may_separate
@@ -1454,11 +1454,9 @@ class KernelPerceptron(BasePerceptron):
             row_bytes=_product_row_bytes(X, len(coef)),
             max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
-        # CSR rows meet the support on its features alone (their squared
-        # norms taken over all of theirs) when those are at most half of the
-        # columns: the products copy the support's values at every column
-        # into panels for each chunk, where taking a chunk's rows on fewer
-        # columns costs their stored values
+        # CSR rows meet the support on its features alone when those are few
+        # (their squared norms taken over all of theirs): the products copy
+        # the support into panels for each chunk
         columns = _few_columns(support) if sp.issparse(X) else None
         if columns is not None and sp.issparse(support):
             support = _on_columns(support, columns)
