@@ -3,9 +3,10 @@ KernelPerceptron beside other centres of the same number, each with the best
 linear model on its kernel values, and beside the same centres moved by
 direct optimization.
 
-On the dense data of ``benchmarks/bench_kernel_scale.py`` (``--data
-clusters`` or ``wide``, its gamma, its 20,000 test points), at ``--size``
-training examples, for ``--budget`` centres:
+On the data of ``benchmarks/bench_kernel_scale.py`` (``--data clusters``,
+``wide`` or ``text``, its gamma, its 20,000 test points; not the word
+counts of 2**20 or 100,000 columns, as the centres are held as dense rows),
+at ``--size`` training examples, for ``--budget`` centres:
 
 - ``KernelPerceptron``: the unbudgeted fit with its defaults, and the
   budgeted one (``budget_strategy="merge"``), their test accuracy;
@@ -37,6 +38,7 @@ import argparse
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from bench_kernel_scale import DATASETS, data, gamma
 from scipy.optimize import minimize
 from sklearn.cluster import KMeans
@@ -76,7 +78,7 @@ def squared_hinge(X, signs, kernel_gamma, n_centres):
         weighted = K * dloss[:, None]
         d_coef = K.T @ dloss + 2.0 * RIDGE * coef
         d_centres = (2.0 * kernel_gamma * coef[:, None]) * (
-            weighted.T @ X - weighted.sum(axis=0)[:, None] * centres
+            (X.T @ weighted).T - weighted.sum(axis=0)[:, None] * centres
         )
         return value, np.concatenate([d_coef, d_centres.ravel()])
 
@@ -87,7 +89,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=40_000)
     parser.add_argument("--budget", type=int, default=500)
-    parser.add_argument("--data", choices=sorted(DATASETS), default="clusters")
+    parser.add_argument(
+        "--data", choices=sorted([*DATASETS, "text"]), default="clusters"
+    )
     parser.add_argument("--optimize", type=int, default=300)
     args = parser.parse_args()
     X, y, X_test, y_test = data(args.size, args.data)
@@ -107,10 +111,12 @@ def main():
         name = "KernelPerceptron" + ("" if budget is None else f" budget={budget}")
         row(name, model.score(X_test, y_test), seconds)
     budgeted = model
+    support = budgeted.support_vectors_
+    support = support.toarray() if sp.issparse(support) else support
 
     rng = np.random.default_rng(0)
     centres = {
-        "random rows": X[rng.choice(len(X), args.budget, replace=False)],
+        "random rows": X[rng.choice(X.shape[0], args.budget, replace=False)],
         "k-means of each class": np.vstack(
             [
                 KMeans(args.budget // 2, n_init=1, random_state=0)
@@ -119,7 +125,7 @@ def main():
                 for label in np.unique(y)
             ]
         ),
-        "the budgeted fit's support": budgeted.support_vectors_,
+        "the budgeted fit's support": support,
     }
     for name, points in centres.items():
         accuracy = linear_on_centres(X, y, X_test, y_test, points, kernel_gamma)
@@ -128,7 +134,7 @@ def main():
     if args.optimize:
         signs = np.where(y == budgeted.classes_[1], 1.0, -1.0)
         coef = budgeted.dual_coef_[0] / np.mean(np.abs(budgeted.decision_function(X)))
-        params = np.concatenate([coef, budgeted.support_vectors_.ravel()])
+        params = np.concatenate([coef, support.ravel()])
         loss = squared_hinge(X, signs, kernel_gamma, args.budget)
         start = time.perf_counter()
         for done in range(OPTIMIZE_ROUND, args.optimize + 1, OPTIMIZE_ROUND):
