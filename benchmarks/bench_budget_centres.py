@@ -13,7 +13,7 @@ at ``--size`` training examples, for ``--budget`` centres:
 - ``LinearSVC on ...``: ``LinearSVC`` (squared hinge, ``C`` of 1, 10 and 100)
   on the kernel values of the training examples against a set of centres:
   ``budget`` training rows drawn at random (the centres of Nystroem),
-  ``budget / 2`` k-means centres of each class, and the budgeted fit's
+  ``budget / n_classes`` k-means centres of each class, and the budgeted fit's
   support vectors. The accuracy printed is the best of the three ``C`` on
   the test points, which flatters each set a little: an upper estimate
   of what a linear model on those centres gives;
@@ -31,7 +31,7 @@ score more), or too few centres for the data.
 Run from the repository root::
 
     python benchmarks/bench_budget_centres.py [--size 40000] [--budget 500] \
-        [--data clusters|wide] [--optimize 300]
+        [--data clusters|wide|text] [--optimize 300]
 """
 
 import argparse
@@ -65,12 +65,18 @@ def linear_on_centres(X, y, X_test, y_test, centres, kernel_gamma):
     )
 
 
+def function_of(params, n_centres):
+    """The coefficients and the centres in params: the coefficients, then the
+    centres flattened."""
+    return params[:n_centres], params[n_centres:].reshape(n_centres, -1)
+
+
 def squared_hinge(X, signs, kernel_gamma, n_centres):
     """The loss of the function of n_centres RBF centres on (X, signs) and its
-    gradient, over the coefficients then the centres flattened."""
+    gradient, over the parameters of function_of."""
 
     def loss(params):
-        coef, centres = params[:n_centres], params[n_centres:].reshape(n_centres, -1)
+        coef, centres = function_of(params, n_centres)
         K = rbf_kernel(X, centres, gamma=kernel_gamma)
         slack = np.maximum(0.0, 1.0 - signs * (K @ coef))
         value = np.mean(slack**2) + RIDGE * coef @ coef
@@ -115,14 +121,15 @@ def main():
     support = support.toarray() if sp.issparse(support) else support
 
     rng = np.random.default_rng(0)
+    labels = np.unique(y)
     centres = {
         "random rows": X[rng.choice(X.shape[0], args.budget, replace=False)],
         "k-means of each class": np.vstack(
             [
-                KMeans(args.budget // 2, n_init=1, random_state=0)
+                KMeans(args.budget // len(labels), n_init=1, random_state=0)
                 .fit(X[y == label])
                 .cluster_centers_
-                for label in np.unique(y)
+                for label in labels
             ]
         ),
         "the budgeted fit's support": support,
@@ -145,14 +152,8 @@ def main():
                 method="L-BFGS-B",
                 options={"maxiter": OPTIMIZE_ROUND},
             ).x
-            values = (
-                rbf_kernel(
-                    X_test,
-                    params[args.budget :].reshape(args.budget, -1),
-                    gamma=kernel_gamma,
-                )
-                @ params[: args.budget]
-            )
+            coef, moved = function_of(params, args.budget)
+            values = rbf_kernel(X_test, moved, gamma=kernel_gamma) @ coef
             accuracy = np.mean((values >= 0) == (y_test == budgeted.classes_[1]))
             row(f"optimized, {done} iterations", accuracy, time.perf_counter() - start)
 
