@@ -35,6 +35,12 @@ def split(y, fraction, random_state):
     return validation_split(y, fraction, random_state)
 
 
+def bits(rows):
+    """The bits of dense or CSR rows (-0.0 is not +0.0)."""
+    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+    return rows.view(np.uint64 if rows.dtype == np.float64 else np.uint32)
+
+
 def fit_quietly(estimator, X, y, **fit_params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -96,6 +102,8 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
         expected = plain(False)
     support = np.where(expected.support_ >= 0, train[expected.support_], -1)
     assert_array_equal(stopped.support_, support)
+    # the support vectors too (merged ones are no samples), to the bit
+    assert_array_equal(bits(stopped.support_vectors_), bits(expected.support_vectors_))
     assert_array_equal(stopped.dual_coef_, expected.dual_coef_)
     assert_array_equal(stopped.n_updates_, expected.n_updates_)
     assert_array_equal(stopped.updates_[:, 0], train[expected.updates_[:, 0]])

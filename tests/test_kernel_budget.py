@@ -15,6 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sparse_data import spread_columns
 
 from skperc import KernelPerceptron
+from skperc._kernel_perceptron import BudgetSupport
 from skperc.schedules import RelativeThreshold, ThresholdSchedule
 
 
@@ -254,6 +255,46 @@ def test_the_averaging_epoch_keeps_the_bits_with_its_kernel_values_kept(sparse):
     assert not np.array_equal(kept.dual_coef_, last.dual_coef_)
     assert_array_equal(kept.dual_coef_, again.dual_coef_)
     assert_array_equal(kept.decision_function(X), again.decision_function(X))
+
+
+def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
+    """Early stopping snapshots the budgeted loop's support at its best
+    score: the entries of the slots in use that are not +0 (-0.0 is one),
+    and from them the same slots again, bit for bit; the loop's arrays go
+    on changing without it."""
+    rng = np.random.default_rng(0)
+    capacity, n_features, held = 6, 40, 4
+    rows = rng.standard_normal((capacity, n_features))
+    rows[rng.random(rows.shape) < 0.8] = 0.0
+    rows[0, :3] = -0.0
+    # a slot past the support keeps what it held, and is not read
+    rows[held:] = rng.standard_normal((capacity - held, n_features))
+    support = BudgetSupport(
+        rows=rows,
+        sq_norms=rng.random(capacity),
+        coef=rng.standard_normal((3, capacity)),
+        avg_coef=rng.standard_normal((3, capacity)),
+        index=np.arange(capacity),
+        code=rng.integers(0, 3, capacity).astype(np.int32),
+        age=np.arange(capacity),
+        state=np.array([held, 9, 0]),
+    )
+    snapshot = support.snapshot()
+    stored = (rows[:held] != 0) | np.signbit(rows[:held])
+    assert sp.issparse(snapshot.rows)
+    assert snapshot.rows.nnz == stored.sum() < stored.size / 2
+    expected = {name: value.copy() for name, value in vars(support).items()}
+    for value in vars(support).values():
+        value[...] = 7
+    resumed = snapshot.resumed()
+    assert resumed.rows.shape == (capacity, n_features)
+    assert_array_equal(
+        resumed.rows[:held].view(np.uint64), expected["rows"][:held].view(np.uint64)
+    )
+    for name, value in vars(resumed).items():
+        if name != "rows":
+            assert_array_equal(value, expected[name], err_msg=name)
+    assert resumed.resumed() is resumed
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -1,6 +1,7 @@
 """Memory, measured with tracemalloc (numpy's arrays are traced):
 MarginPerceptron trains on X without copying it, KernelPerceptron's
-memory grows linearly with the sample, never holding a Gram matrix, and
+memory grows linearly with the sample, never holding a Gram matrix, a
+budget over a wide vocabulary holds two dense copies of its support, and
 it scores many rows within working_memory; the linear models score
 float32 X without a float64 copy of it; and
 LinearProgramClassifier's peak, HiGHS's included, in a fresh process."""
@@ -229,6 +230,36 @@ def test_kernel_perceptron_memory_does_not_grow_with_empty_columns(budget):
         for model, rows in zip(fitted, (wide, narrow), strict=True)
     ]
     assert extra[0] <= extra[1] + 32 * 2**20, [e / 2**20 for e in extra]
+
+
+def test_a_budget_over_a_wide_vocabulary_holds_two_dense_copies_of_its_support():
+    # Word counts over 18,000 words in use, a budget of 400: the loop holds
+    # the support dense over the words in use (its rows, and their panels),
+    # two blocks of examples as dense rows, and lists of features of a
+    # quarter of the words a slot. Early stopping's snapshots of the best
+    # support, and the copy before the averaging epoch, hold its stored
+    # entries alone: a dense copy would be a third as large as the rows.
+    rng = np.random.default_rng(0)
+    n_samples, n_features, per_row, budget = 2_500, 20_000, 20, 400
+    X = sp.csr_matrix(
+        (
+            rng.random(n_samples * per_row),
+            rng.integers(0, n_features, n_samples * per_row),
+            np.arange(0, n_samples * per_row + 1, per_row),
+        ),
+        shape=(n_samples, n_features),
+    )
+    X.sum_duplicates()
+    y = X @ rng.standard_normal(n_features) > 0
+    y ^= rng.random(n_samples) < 0.1
+    in_use = len(np.unique(X.indices))
+    rows = budget * in_use * 8
+    blocks = 2 * 64 * in_use * 8
+    lists = 2 * budget * (in_use // 4) * 4
+    model = KernelPerceptron(budget=budget, early_stopping=True, random_state=0)
+    extra = peak_memory(model.fit, X, y)
+    assert model.n_iter_ > 1 and len(model.support_) == budget
+    assert extra <= 2.25 * rows + blocks + lists, extra / rows
 
 
 LINEAR_PROGRAM_FIT = """
