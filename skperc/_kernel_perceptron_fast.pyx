@@ -1927,11 +1927,16 @@ cdef struct Support:
     int64_t* changed          # (capacity,)
     double* changed_values    # (2 capacity,)
     # the snapshots w_1 and w_r of the stopping rule, of each problem
-    # (NULL with it off): rows, squared norms, coefficients, size
-    double* snap_rows         # (2, n_problems, capacity, n_features)
-    double* snap_sq           # (2, n_problems, capacity)
+    # (NULL with it off): coefficients, size, and the version of the rows
+    # and their squared norms that they stand on (-1 before the first):
+    # one version for all the snapshots of an epoch's end, kept while one
+    # of them stands on it (version_refs; see _snapshot_support)
+    double* snap_rows         # (n_problems + 1, capacity, n_features)
+    double* snap_sq           # (n_problems + 1, capacity)
     double* snap_coef         # (2, n_problems, capacity)
     int64_t* snap_n           # (2, n_problems)
+    int64_t* snap_version     # (2, n_problems)
+    int64_t* version_refs     # (n_problems + 1,)
 
 
 cdef inline double* _coef_at(Support* b, Py_ssize_t c) noexcept nogil:
@@ -2530,6 +2535,13 @@ cdef double _products(const Kernel* kernel, const double* rows_a,
     return total
 
 
+cdef inline Py_ssize_t _version(const Support* b,
+                                Py_ssize_t at) noexcept nogil:
+    """The version of the rows that snapshot at stands on (the first
+    before any: it is empty then, of size 0)."""
+    return b.snap_version[at] if b.snap_version[at] >= 0 else 0
+
+
 cdef void _support_moves(Support* b, const Kernel* kernel,
                          Epochs* e) noexcept nogil:
     """e.moved, ||w - w_s|| of each problem to its snapshots, for the
@@ -2538,6 +2550,8 @@ cdef void _support_moves(Support* b, const Kernel* kernel,
     cdef Py_ssize_t c, s, at
     cdef Py_ssize_t d = b.n_features, cap = b.capacity
     cdef double own, total
+    cdef const double* snap_rows
+    cdef const double* snap_sq
     e.radius2 = e.max_norm2
     for c in range(b.n_problems):
         e.moved[2 * c] = e.moved[2 * c + 1] = 0.0
@@ -2548,28 +2562,49 @@ cdef void _support_moves(Support* b, const Kernel* kernel,
                         b.rows, b.sq_norms, _coef_at(b, c), b.n_support, b.krow)
         for s in range(2):
             at = s * b.n_problems + c
+            snap_rows = b.snap_rows + _version(b, at) * cap * d
+            snap_sq = b.snap_sq + _version(b, at) * cap
             total = own - 2.0 * _products(
                 kernel, b.rows, b.sq_norms, _coef_at(b, c), b.n_support,
-                b.snap_rows + at * cap * d, b.snap_sq + at * cap,
-                b.snap_coef + at * cap, b.snap_n[at], b.krow)
+                snap_rows, snap_sq, b.snap_coef + at * cap, b.snap_n[at],
+                b.krow)
             total += _products(
-                kernel, b.snap_rows + at * cap * d, b.snap_sq + at * cap,
-                b.snap_coef + at * cap, b.snap_n[at],
-                b.snap_rows + at * cap * d, b.snap_sq + at * cap,
-                b.snap_coef + at * cap, b.snap_n[at], b.krow)
+                kernel, snap_rows, snap_sq, b.snap_coef + at * cap,
+                b.snap_n[at], snap_rows, snap_sq, b.snap_coef + at * cap,
+                b.snap_n[at], b.krow)
             e.moved[2 * c + s] = sqrt(total) if total > 0.0 else 0.0
 
 
 cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
     """The snapshots that end_epoch asked for: w_r, and w_1 after the
-    first epoch."""
-    cdef Py_ssize_t c, s, at
+    first epoch. The problems share the support's rows: the snapshots of an
+    epoch's end stand on one copy of them, a version, in the first one
+    that no snapshot stands on once those that they replace are let go.
+    Every w_1 stands on the first epoch's, and each problem's w_r on one
+    more at most: n_problems + 1 versions are enough, and as the first
+    free one is taken, no more are ever touched than are used at once.
+    (With a copy of the rows for each snapshot, two a problem, a fit of 10
+    classes on the word rows of tests/test_memory.py grew the resident
+    memory by 23 times its support's rows; with versions, by 7, its loop's
+    own arrays 4 of them.)"""
+    cdef Py_ssize_t c, s, at, v = -1
     cdef Py_ssize_t d = b.n_features, cap = b.capacity, n = b.n_support
     for c in range(b.n_problems):
         for s in range(2 - e.snapshot[c], 2):
             at = s * b.n_problems + c
-            memcpy(b.snap_rows + at * cap * d, b.rows, n * d * sizeof(double))
-            memcpy(b.snap_sq + at * cap, b.sq_norms, n * sizeof(double))
+            if b.snap_version[at] >= 0:
+                b.version_refs[b.snap_version[at]] -= 1
+    for c in range(b.n_problems):
+        for s in range(2 - e.snapshot[c], 2):
+            if v < 0:
+                v = 0
+                while b.version_refs[v] > 0:
+                    v += 1
+                memcpy(b.snap_rows + v * cap * d, b.rows, n * d * sizeof(double))
+                memcpy(b.snap_sq + v * cap, b.sq_norms, n * sizeof(double))
+            at = s * b.n_problems + c
+            b.snap_version[at] = v
+            b.version_refs[v] += 1
             memcpy(b.snap_coef + at * cap, _coef_at(b, c), n * sizeof(double))
             b.snap_n[at] = n
 
@@ -3027,10 +3062,13 @@ def run_budget_epochs(
     cdef unsigned char[::1] pair_known = np.zeros(cap * cap if pairs else 1,
                                                   dtype=np.uint8)
     cdef int64_t[::1] slot_of = np.full(n, -1, dtype=np.int64)
-    snapshots = np.zeros(2 * k * cap * (d + 2) if control.n_iter_no_change else 0)
-    snap_sizes = np.zeros(2 * k, dtype=np.int64)
+    # (of the versions, only the pages of those used are touched)
+    snapshots = np.zeros((k + 1) * cap * (d + 1) + 2 * k * cap
+                         if control.n_iter_no_change else 0)
     cdef double[::1] snap = snapshots
-    cdef int64_t[::1] snap_n = snap_sizes
+    cdef int64_t[::1] snap_n = np.zeros(2 * k, dtype=np.int64)
+    cdef int64_t[::1] snap_version = np.full(2 * k, -1, dtype=np.int64)
+    cdef int64_t[::1] version_refs = np.zeros(k + 1, dtype=np.int64)
     cdef double[::1] delta = np.zeros(k)
     cdef double[::1] delta_avg = np.zeros(k)
     cdef Block[2] blocks
@@ -3075,9 +3113,11 @@ def run_budget_epochs(
     b.pair_known = &pair_known[0] if pairs else NULL
     _set_examples(&b, &examples)
     b.snap_rows = &snap[0] if snap.shape[0] > 0 else NULL
-    b.snap_sq = &snap[2 * k * cap * d] if snap.shape[0] > 0 else NULL
-    b.snap_coef = &snap[2 * k * cap * (d + 1)] if snap.shape[0] > 0 else NULL
+    b.snap_sq = &snap[(k + 1) * cap * d] if snap.shape[0] > 0 else NULL
+    b.snap_coef = &snap[(k + 1) * cap * (d + 1)] if snap.shape[0] > 0 else NULL
     b.snap_n = &snap_n[0]
+    b.snap_version = &snap_version[0]
+    b.version_refs = &version_refs[0]
     held = _hold_blocks(&b, blocks, 2)
     threads.n = busy.shape[0]
     threads.busy = &busy[0]
