@@ -44,6 +44,10 @@ SVC's median in the same run. The KernelPerceptrons fit with each of
 that a change in the machine's load falls on all of them), and "x 1 job"
 is the time with one job over the time with these: the speed-up of the
 threads. ``--only`` keeps the estimators whose name holds one of its words.
+``--margins M ...`` adds the unbudgeted KernelPerceptron with
+``beta=RelativeThreshold(M)`` for each M (the default's margin is 0.25): a
+larger margin keeps a run on noisy data further from the noise, at the
+price of more updates.
 ``--busy N`` keeps N other processes computing meanwhile, as on a machine
 whose cores other work keeps busy (where the loop runs an epoch on one
 thread once its threads lose time waiting for each other).
@@ -58,7 +62,7 @@ Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
-        [--data wide|text|hashed|vocabulary] [--busy 2]
+        [--data wide|text|hashed|vocabulary] [--busy 2] [--margins 1.0]
 """
 
 import argparse
@@ -81,6 +85,7 @@ from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.svm import SVC
 
 from skperc import KernelPerceptron
+from skperc.schedules import RelativeThreshold
 
 N_TEST = 20_000
 HASHED_COLUMNS = 2**20
@@ -136,13 +141,25 @@ def gamma(name):
     return 1.0 / DATASETS[name]["n_features"]
 
 
-def estimators(budget, kernel_gamma):
+def estimators(budget, kernel_gamma, margins=()):
     """The estimators by name, with the RBF kernel of gamma kernel_gamma; a
-    KernelPerceptron takes n_jobs."""
+    KernelPerceptron takes n_jobs. margins: those of the unbudgeted
+    KernelPerceptrons of a RelativeThreshold beside the default."""
     return {
         "KernelPerceptron": lambda n_jobs=None: KernelPerceptron(
             gamma=kernel_gamma, random_state=0, n_jobs=n_jobs
         ),
+        **{
+            f"KernelPerceptron margin {margin:g}": (
+                lambda n_jobs=None, margin=margin: KernelPerceptron(
+                    gamma=kernel_gamma,
+                    beta=RelativeThreshold(margin),
+                    random_state=0,
+                    n_jobs=n_jobs,
+                )
+            )
+            for margin in margins
+        },
         **{
             f"KP budget={budget} {strategy}": (
                 lambda n_jobs=None, strategy=strategy: KernelPerceptron(
@@ -167,10 +184,10 @@ def threaded(name):
     return name.startswith(("KernelPerceptron", "KP"))
 
 
-def fit_once(name, n_train, budget, n_jobs, dataset, queue):
+def fit_once(name, n_train, budget, margins, n_jobs, dataset, queue):
     """Fit one estimator in this (child) process; report through queue."""
     X, y, X_test, y_test = data(n_train, dataset)
-    make = estimators(budget, gamma(dataset))[name]
+    make = estimators(budget, gamma(dataset), margins)[name]
     estimator = make(n_jobs) if threaded(name) else make()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -234,6 +251,7 @@ def main():
         "--working-memory", type=float, default=get_config()["working_memory"]
     )
     parser.add_argument("--busy", type=int, default=0)
+    parser.add_argument("--margins", type=float, nargs="+", default=[])
     args = parser.parse_args()
     context = multiprocessing.get_context("fork")
     others = [context.Process(target=spin, daemon=True) for _ in range(args.busy)]
@@ -250,7 +268,7 @@ def run(args):
     """The fits, then the prediction rows."""
     names = [
         name
-        for name in estimators(args.budget, gamma(args.data))
+        for name in estimators(args.budget, gamma(args.data), args.margins)
         if args.only is None or any(word in name for word in args.only)
     ]
     print(
@@ -269,7 +287,15 @@ def run(args):
             for _ in range(args.repeat):
                 for n_jobs in jobs:
                     runs[n_jobs].append(
-                        measure(fit_once, name, n_train, args.budget, n_jobs, args.data)
+                        measure(
+                            fit_once,
+                            name,
+                            n_train,
+                            args.budget,
+                            args.margins,
+                            n_jobs,
+                            args.data,
+                        )
                     )
             for n_jobs, done in runs.items():
                 seconds = float(np.median([run[0] for run in done]))
