@@ -279,8 +279,6 @@ class BudgetSupport(_ArrayState):
 
     def resumed(self):
         """The slots again, from a snapshot: the same bits."""
-        if not sp.issparse(self.rows):
-            return self
         compact = self.rows
         rows = np.zeros((len(self.sq_norms), compact.shape[1]))
         # set, not added (as toarray adds): -0.0 stays -0.0

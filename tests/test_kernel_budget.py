@@ -294,7 +294,6 @@ def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
     for name, value in vars(resumed).items():
         if name != "rows":
             assert_array_equal(value, expected[name], err_msg=name)
-    assert resumed.resumed() is resumed
 
 
 @pytest.mark.parametrize("seed", range(4))

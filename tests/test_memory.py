@@ -239,7 +239,7 @@ def test_a_budget_over_a_wide_vocabulary_holds_two_dense_copies_of_its_support()
     # two blocks of examples as dense rows, and lists of features of a
     # quarter of the words a slot. Early stopping's snapshots of the best
     # support, and the copy before the averaging epoch, hold its stored
-    # entries alone: a dense copy would be a third as large as the rows.
+    # entries alone: dense, either would be a third copy of the rows.
     budget = 400
     X, y, in_use = word_rows(2_500, 20_000, 20)
     rows = budget * in_use * 8
