@@ -263,15 +263,8 @@ class BudgetSupport(_ArrayState):
         benchmarks/bench_kernel_scale.py and a budget of 500, 166 MB
         against 1.1 MB."""
         rows = self.rows[: self.n_support]
-        stored = (rows != 0) | np.signbit(rows)
-        compact = sp.csr_matrix(
-            (
-                rows[stored],
-                np.nonzero(stored)[1],
-                np.concatenate([[0], np.cumsum(stored.sum(axis=1))]),
-            ),
-            shape=rows.shape,
-        )
+        # the bits of +0 are all 0, those of -0.0 not
+        compact = _csr_at(rows, np.flatnonzero(rows.view(np.uint64)))
         others = {
             name: value.copy() for name, value in vars(self).items() if name != "rows"
         }
@@ -291,12 +284,19 @@ class BudgetSupport(_ArrayState):
         ``n_features``): the support oldest first, with the function on it
         (the rows sparse after sparse input)."""
         order = np.argsort(self.age[: self.state[0]], kind="stable")
-        rows = self.rows[order]
-        run_rows = sp.csr_matrix(rows) if sp.issparse(X) else rows
+        rows = self.rows[: self.state[0]]
+        # after CSR input, the entries not 0 (as csr_matrix stores a dense
+        # array's), taken without a dense copy of the slots: on a wide
+        # vocabulary the support holds few of the features in use
+        run_rows = (
+            _csr_at(rows, np.flatnonzero(rows))[order]
+            if sp.issparse(X)
+            else rows[order]
+        )
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
-        # CSR rows sum over their stored features: the bits of the dense
-        # ones, at the cost of those
-        products = estimator._products(run_rows, rows, np.vstack([coef, avg]))
+        # CSR rows sum over their stored features, on either side: the bits
+        # of the dense ones, at the cost of those
+        products = estimator._products(run_rows, run_rows, np.vstack([coef, avg]))
         if sp.issparse(run_rows):
             run_rows = sp.csr_matrix(
                 (run_rows.data, columns[run_rows.indices], run_rows.indptr),
@@ -1648,6 +1648,21 @@ def _product_row_bytes(X, n_problems):
     else:
         copy_bytes = 2 * X.itemsize * X.shape[1]
     return copy_bytes + 8 * (n_problems + 2)
+
+
+def _csr_at(rows, at):
+    """The dense rows as a CSR matrix storing their values at the flat
+    positions ``at`` (increasing), in one gather: no mask of the rows'
+    shape."""
+    width = rows.shape[1]
+    return sp.csr_matrix(
+        (
+            rows.ravel()[at],
+            at % width,
+            np.searchsorted(at, np.arange(len(rows) + 1) * width),
+        ),
+        shape=rows.shape,
+    )
 
 
 def _stored_columns(*matrices):
