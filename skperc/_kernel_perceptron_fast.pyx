@@ -23,7 +23,7 @@ from cython.parallel cimport prange, threadid
 from cython.view cimport array as c_array
 from libc.math cimport INFINITY, log, pow, sqrt, tanh
 from libc.stdint cimport int32_t, int64_t, uintptr_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 import os
@@ -1233,15 +1233,19 @@ def _squared_norms(const floating[::1] data, const int32_t[::1] indices,
 
 
 cdef extern from "Python.h":
-    int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr, size_t size)
-    int PyTraceMalloc_Untrack(unsigned int domain, uintptr_t ptr)
+    # both take the locks they need, the GIL too (Python 3.11's
+    # _tracemalloc.c): callable from a loop that released it
+    int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr,
+                            size_t size) noexcept nogil
+    int PyTraceMalloc_Untrack(unsigned int domain,
+                              uintptr_t ptr) noexcept nogil
 
 
 # numpy's tracemalloc domain: the cache is counted like numpy's own arrays.
 cdef unsigned int _NUMPY_DOMAIN = 389047
 
 
-cdef void _free_traced(void* data) noexcept:
+cdef void _free_traced(void* data) noexcept nogil:
     PyTraceMalloc_Untrack(_NUMPY_DOMAIN, <uintptr_t>data)
     free(data)
 
@@ -1823,9 +1827,9 @@ cdef enum:
 # the change. At 64 examples the threads share rows of 64 x budget values
 # and an update marks about three slots of the budget. With more than one
 # thread, the rows of the next block are computed while one thread
-# examines the block (_examine_and_rows), from the panels as the block
-# began: its examples then compute again the slots changed in the block
-# before theirs too. CSR examples go SPARSE_BUDGET_BLOCK at a time: the
+# examines the block (_examine_and_rows), from the panels or postings as
+# the block began: its examples then compute again the slots changed in the
+# block before theirs too. CSR examples go SPARSE_BUDGET_BLOCK at a time: the
 # values that a CSR example computes again read each changed support
 # vector at its scattered stored features, and the examining thread, which
 # computes them, bounds the loop on two threads. Measured on the text data
@@ -1860,6 +1864,31 @@ cdef inline void _clear_marks(Marks* marks) noexcept nogil:
     marks.n = 0
 
 
+cdef struct Entry:
+    # a slot's value at a feature, and the place of the feature in the
+    # slot's list of features posted
+    int32_t slot
+    int32_t back
+    double value
+
+
+cdef struct Postings:
+    # a support by feature: at feature f, count[f] entries (room[f]
+    # allocated), for the values that are not 0 alone, in no order; the
+    # features where slot s is posted, in increasing order (posted[s],
+    # posted_n[s] of posted_room[s]), and the place of its entry in each
+    # (place[s]): an entry is taken out in O(1). scratch: room for two
+    # lists of every feature
+    Entry** entries
+    int32_t* count
+    int32_t* room
+    int32_t** posted
+    int32_t** place
+    int32_t* posted_n
+    int32_t* posted_room
+    int32_t* scratch
+
+
 cdef struct Support:
     Py_ssize_t n_problems
     Py_ssize_t budget
@@ -1869,10 +1898,12 @@ cdef struct Support:
     int strategy
     int32_t first_class
     double* rows              # (capacity, n_features): the support
-    # the rows again in feature-major panels (dots.h), as they stood at the
-    # last _refresh_panels, or NULL without AVX2; the squared norms and
-    # the size of the support then
+    # with dense examples, the rows again in feature-major panels (dots.h),
+    # as they stood at the last _refresh_panels, or NULL without AVX2; with
+    # CSR examples, the same support posted by feature (else NULL); the
+    # squared norms and the size of the support then
     double* panels
+    Postings* postings
     double* panel_sq          # (capacity,)
     Py_ssize_t panel_n
     double* sq_norms          # (capacity,): their ||x||^2
@@ -1913,10 +1944,6 @@ cdef struct Support:
     int32_t* row_features
     Py_ssize_t* row_counts
     int32_t* nonzeros
-    # with CSR examples and panels (else NULL): the same of each slot's
-    # column of the panels, -1 for a column written whole
-    int32_t* panel_features
-    Py_ssize_t* panel_counts
     Py_ssize_t list_room
     # the slots whose row changed since the last _refresh_panels, and since
     # the kernel rows of the block that the loop examines
@@ -1950,22 +1977,179 @@ cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
     _add_mark(&b.stale, s)
 
 
-cdef void _refresh_panels(Support* b) noexcept nogil:
-    """Copy the rows changed since the last refresh into their panels (and
-    their squared norms, and the size of the support), and clear their
-    marks. With CSR examples, a row whose features (_row_features) are a
-    quarter of all or fewer writes those alone, after 0 at the listed
-    features of the column it replaces (a column written whole is written
-    whole again):
-    a column's features lie a stride of the panels apart, a cache line
-    each."""
-    cdef Py_ssize_t t, j, s, n, d = b.n_features
+cdef inline bint _copied(const Support* b) noexcept nogil:
+    """Whether the kernel rows read a copy of the support as it stood at
+    the last _refresh_panels (its panels or postings), not its rows."""
+    return b.panels != NULL or b.postings != NULL
+
+
+cdef void* _traced_realloc(void* data, size_t size) noexcept nogil:
+    """realloc, the memory reported to tracemalloc as numpy's arrays."""
+    cdef void* moved = realloc(data, size)
+    if moved != NULL:
+        if data != NULL:
+            PyTraceMalloc_Untrack(_NUMPY_DOMAIN, <uintptr_t>data)
+        PyTraceMalloc_Track(_NUMPY_DOMAIN, <uintptr_t>moved, size)
+    return moved
+
+
+cdef int _make_room_for(void** data, size_t itemsize, int32_t* room,
+                        Py_ssize_t needed) except -1 nogil:
+    """data (room[0] items of itemsize) grown to needed items or more, by
+    doubling."""
+    cdef Py_ssize_t size = room[0] if room[0] > 0 else 4
+    cdef void* grown
+    if needed <= room[0]:
+        return 0
+    while size < needed:
+        size *= 2
+    grown = _traced_realloc(data[0], size * itemsize)
+    if grown == NULL:
+        with gil:
+            raise MemoryError(f"cannot allocate {size * itemsize} bytes")
+    data[0] = grown
+    room[0] = <int32_t>size
+    return 0
+
+
+cdef inline void _take_out(Postings* p, Py_ssize_t f,
+                           Py_ssize_t e) noexcept nogil:
+    """Take entry e out of feature f's: the last one takes its place."""
+    cdef Entry* entries = p.entries[f]
+    cdef Py_ssize_t last = p.count[f] - 1
+    entries[e] = entries[last]
+    p.place[entries[e].slot][entries[e].back] = <int32_t>e
+    p.count[f] = <int32_t>last
+
+
+cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
+    """Post slot s as its row stands (nothing past the support): at its
+    listed features (_row_features) where it is not 0, its old list and
+    the new merged in feature order, an entry of both changed in place:
+    O(its features)."""
+    cdef Postings* p = b.postings
+    cdef Py_ssize_t i = 0, j = 0, k = p.posted_n[s], n = 0, m = 0, f, e
+    cdef const int32_t* features
+    cdef const double* row = b.rows + s * b.n_features
+    cdef int32_t* new_features = p.scratch
+    cdef int32_t* new_place = p.scratch + b.n_features
+    cdef int32_t room
+    if s < b.n_support:
+        n = _row_features(b, s, &features)
+    while i < k or j < n:
+        if j == n or (i < k and p.posted[s][i] < features[j]):
+            # posted, and +0 now
+            _take_out(p, p.posted[s][i], p.place[s][i])
+            i += 1
+            continue
+        f = features[j]
+        if i < k and p.posted[s][i] == f:
+            e = p.place[s][i]
+            i += 1
+            if row[f] == 0.0:
+                _take_out(p, f, e)
+                j += 1
+                continue
+        else:
+            if row[f] == 0.0:
+                j += 1
+                continue
+            e = p.count[f]
+            if e == p.room[f]:
+                _make_room_for(<void**>&p.entries[f], sizeof(Entry),
+                               &p.room[f], e + 1)
+            p.entries[f][e].slot = <int32_t>s
+            p.count[f] += 1
+        p.entries[f][e].value = row[f]
+        p.entries[f][e].back = <int32_t>m
+        new_features[m] = <int32_t>f
+        new_place[m] = <int32_t>e
+        m += 1
+        j += 1
+    room = p.posted_room[s]
+    _make_room_for(<void**>&p.posted[s], sizeof(int32_t), &room, m)
+    _make_room_for(<void**>&p.place[s], sizeof(int32_t), &p.posted_room[s], m)
+    memcpy(p.posted[s], new_features, m * sizeof(int32_t))
+    memcpy(p.place[s], new_place, m * sizeof(int32_t))
+    p.posted_n[s] = <int32_t>m
+    return 0
+
+
+cdef void _posted_dots(const Postings* p, Py_ssize_t n, const double* x,
+                       const int32_t* features, Py_ssize_t n_features,
+                       double* out) noexcept nogil:
+    """out[s] = x_s . x for the slots s < n posted, over the features
+    listed (in increasing order) where x may not be 0: each sum in feature
+    order, but for products with a 0 of x_s, which change no sum (one that
+    starts at +0 is never -0): the bits of _dots_over. O(the entries at
+    those features)."""
+    cdef Py_ssize_t t, e, f
+    cdef double xf
+    cdef const Entry* entries
+    memset(out, 0, n * sizeof(double))
+    for t in range(n_features):
+        f = features[t]
+        xf = x[f]
+        entries = p.entries[f]
+        for e in range(p.count[f]):
+            # a slot dropped since the postings were refreshed is past n
+            if entries[e].slot < n:
+                out[entries[e].slot] += entries[e].value * xf
+
+
+cdef class _PostedSupport:
+    """The memory of the Postings of a support of capacity slots over
+    n_features, freed with this object."""
+    cdef Postings p
+    cdef Py_ssize_t n_features, capacity
+
+    def __cinit__(self, Py_ssize_t n_features, Py_ssize_t capacity):
+        self.n_features = n_features
+        self.capacity = capacity
+        self.p.entries = <Entry**>calloc(n_features, sizeof(Entry*))
+        self.p.count = <int32_t*>calloc(n_features, sizeof(int32_t))
+        self.p.room = <int32_t*>calloc(n_features, sizeof(int32_t))
+        self.p.posted = <int32_t**>calloc(capacity, sizeof(int32_t*))
+        self.p.place = <int32_t**>calloc(capacity, sizeof(int32_t*))
+        self.p.posted_n = <int32_t*>calloc(capacity, sizeof(int32_t))
+        self.p.posted_room = <int32_t*>calloc(capacity, sizeof(int32_t))
+        self.p.scratch = <int32_t*>calloc(2 * n_features, sizeof(int32_t))
+        if (self.p.entries == NULL or self.p.count == NULL
+                or self.p.room == NULL or self.p.posted == NULL
+                or self.p.place == NULL or self.p.posted_n == NULL
+                or self.p.posted_room == NULL or self.p.scratch == NULL):
+            raise MemoryError("cannot allocate the postings of a support")
+
+    def __dealloc__(self):
+        cdef Py_ssize_t t
+        if self.p.entries != NULL:
+            for t in range(self.n_features):
+                _free_traced(self.p.entries[t])
+        if self.p.posted != NULL and self.p.place != NULL:
+            for t in range(self.capacity):
+                _free_traced(self.p.posted[t])
+                _free_traced(self.p.place[t])
+        free(self.p.entries)
+        free(self.p.count)
+        free(self.p.room)
+        free(self.p.posted)
+        free(self.p.place)
+        free(self.p.posted_n)
+        free(self.p.posted_room)
+        free(self.p.scratch)
+
+
+cdef int _refresh_panels(Support* b) except -1 nogil:
+    """Copy the rows changed since the last refresh into their panels, or
+    post them again (_repost), with their squared norms and the size of the
+    support, and clear their marks."""
+    cdef Py_ssize_t t, j, s, d = b.n_features
     cdef double* panel
     cdef const double* row
-    cdef int32_t* listed
-    cdef const int32_t* features
     for t in range(b.dirty.n):
         s = b.dirty.slots[t]
+        if b.postings != NULL:
+            _repost(b, s)
         # a slot past the support holds no vector, and its value is not read
         if s >= b.n_support:
             continue
@@ -1975,37 +2159,21 @@ cdef void _refresh_panels(Support* b) noexcept nogil:
         panel = (b.panels + (s // SKPERC_PANEL) * d * SKPERC_PANEL
                  + s % SKPERC_PANEL)
         row = b.rows + s * d
-        if b.panel_features == NULL:
-            for j in range(d):
-                panel[j * SKPERC_PANEL] = row[j]
-            continue
-        listed = b.panel_features + s * b.list_room
-        n = _row_features(b, s, &features)
-        if b.panel_counts[s] < 0 or n > b.list_room:
-            for j in range(d):
-                panel[j * SKPERC_PANEL] = row[j]
-        else:
-            for j in range(b.panel_counts[s]):
-                panel[listed[j] * SKPERC_PANEL] = 0.0
-            for j in range(n):
-                panel[features[j] * SKPERC_PANEL] = row[features[j]]
-        if n > b.list_room:
-            b.panel_counts[s] = -1
-        else:
-            memcpy(listed, features, n * sizeof(int32_t))
-            b.panel_counts[s] = n
+        for j in range(d):
+            panel[j * SKPERC_PANEL] = row[j]
     _clear_marks(&b.dirty)
     b.panel_n = b.n_support
+    return 0
 
 
-cdef void _begin_rows(Support* b) noexcept nogil:
+cdef int _begin_rows(Support* b) except -1 nogil:
     """Before the kernel rows of a block computed from the support as it
     stands: the panels refreshed, no slot stale."""
     _clear_marks(&b.stale)
-    _refresh_panels(b)
+    return _refresh_panels(b)
 
 
-cdef void _begin_overlap(Support* b) noexcept nogil:
+cdef int _begin_overlap(Support* b) except -1 nogil:
     """Before a block is examined while the next block's rows are computed
     from the panels: the block's rows came from the panels as they stood
     at the last refresh, so the slots changed since are its stale ones;
@@ -2014,7 +2182,7 @@ cdef void _begin_overlap(Support* b) noexcept nogil:
     _clear_marks(&b.stale)
     for t in range(b.dirty.n):
         _add_mark(&b.stale, b.dirty.slots[t])
-    _refresh_panels(b)
+    return _refresh_panels(b)
 
 
 cdef inline Py_ssize_t _stored_features(const Support* b, Py_ssize_t i,
@@ -2121,10 +2289,12 @@ cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
                         const int32_t* features, Py_ssize_t n_features,
                         double* out) noexcept nogil:
     """out[s] = x_s . x for the first n slots as they stood at the last
-    _refresh_panels: from the panels, or without them from the rows; over
-    the features listed (_dots_over)."""
+    _refresh_panels: from the panels or the postings (_posted_dots), or
+    without them from the rows; over the features listed (_dots_over)."""
     cdef Py_ssize_t d = b.n_features
-    if b.panels == NULL:
+    if b.postings != NULL:
+        _posted_dots(b.postings, n, x, features, n_features, out)
+    elif b.panels == NULL:
         _dots_over(b.rows, NULL, n, d, x, features, n_features, out)
     elif features == NULL:
         skperc_dots_panels(b.panels, 0, n, d, x, out)
@@ -2135,16 +2305,16 @@ cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
 cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
                        double* out) noexcept nogil:
     """out[s] = k(x_s, x_m) over the support, for its vector m: from the
-    panels, and the slots changed since they were refreshed from their own
-    rows; else from the rows in C order. With CSR examples, over the
-    features of x_m (_row_features). Each product is summed in feature
-    order either way: the same bits."""
+    panels or postings, and the slots changed since they were refreshed
+    from their own rows; else from the rows in C order. With CSR examples,
+    over the features of x_m (_row_features). Each product is summed in
+    feature order either way: the same bits."""
     cdef Py_ssize_t t, s, d = b.n_features
     cdef const double* x = b.rows + m * d
     cdef const int32_t* features
     cdef Py_ssize_t n_features = _row_features(b, m, &features)
     _support_dots(b, b.n_support, x, features, n_features, out)
-    if b.panels != NULL:
+    if _copied(b):
         for t in range(b.dirty.n):
             s = b.dirty.slots[t]
             if s < b.n_support:
@@ -2790,7 +2960,7 @@ cdef int _run_budget_epochs(
                 countdown = CHECK_EVERY
                 interrupted(e)
             n_threads = _n_blocks(_threads(threads), next.n * b.n_support)
-            if n_threads > 1 and b.panels != NULL:
+            if n_threads > 1 and _copied(b):
                 _begin_overlap(b)
                 _start_step(threads, n_threads)
                 examined = _examine_and_rows(b, kernel, examples, e, block,
@@ -2896,21 +3066,33 @@ cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
 
 
 cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
-    """Point the marks, panels and panel norms of b (its capacity,
-    n_features and examples set, its support in b.rows and b.sq_norms), the
-    lists of its rows and its scratch of features, and the buffers of
-    n_blocks blocks to new arrays; list the rows of the support and fill the
-    panels from them; returns the arrays, which must outlive their use."""
+    """Point the marks, panels or postings and panel norms of b (its
+    capacity, n_features and examples set, its support in b.rows and
+    b.sq_norms), the lists of its rows and its scratch of features, and the
+    buffers of n_blocks blocks to new arrays; list the rows of the support
+    and fill the panels or postings from them; returns the arrays, which
+    must outlive their use."""
     cdef Py_ssize_t t, n_features, cap = b.capacity, d = b.n_features
+    cdef bint sparse = b.example_indptr != NULL
     # The kernel rows over the support (of the blocks' examples, and of the
     # vector to merge) read it from panels, and the validation score of
     # early stopping its rows (kernel_products). Measured against C-ordered
     # rows, alternating (budget 500, 100 features, 40,000 examples): a fit
     # took 0.7 times as long, on one thread and on two; with 20 features,
-    # where these products take a smaller part, 0.9.
+    # where these products take a smaller part, 0.9. CSR examples read it
+    # from postings, its values that are not 0 by feature, where panels
+    # hold every slot at every feature in use: on the vocabulary data of
+    # benchmarks/bench_kernel_scale.py (budget 500, merge, medians of 3,
+    # alternating) the panels took 166 MB at 10,000 examples and were
+    # set up anew at every epoch of early stopping, and a fit took 3.26 s
+    # and 534 MB against 2.37 s and 371 MB with postings, 9.33 s and
+    # 895 MB against 6.45 s and 575 MB at 40,000; on its text data (3,000
+    # columns) 0.80 s against 0.78 s at 10,000 examples.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
     cdef double[::1] panels = _line_aligned_zeros(
-        n_panels * SKPERC_PANEL * d if skperc_dots_many_supported() else 0)
+        n_panels * SKPERC_PANEL * d
+        if skperc_dots_many_supported() and not sparse else 0)
+    cdef _PostedSupport posted = _PostedSupport(d, cap) if sparse else None
     cdef double[::1] panel_sq = np.zeros(cap)
     cdef unsigned char[::1] marks = np.zeros(2 * cap, dtype=np.uint8)
     cdef int64_t[::1] lists = np.zeros(2 * cap, dtype=np.int64)
@@ -2920,24 +3102,16 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * BUDGET_BLOCK,
                                                    dtype=np.uint8)
     cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
-    # the lists of the rows, and of the panels' columns (_refresh_panels):
-    # room for a quarter of the features a slot, an eighth of the memory of
-    # the rows each
-    cdef bint sparse = b.example_indptr != NULL
-    cdef bint listed = sparse and panels.shape[0] > 0
+    # the lists of the rows: room for a quarter of the features a slot, an
+    # eighth of the memory of the rows
     cdef Py_ssize_t room = d // 4
     cdef int32_t[::1] row_features = np.zeros(
         cap * room + 1 if sparse else 1, dtype=np.int32)
     cdef Py_ssize_t[::1] row_counts = np.full(cap, -1, dtype=np.intp)
-    cdef int32_t[::1] panel_features = np.zeros(
-        cap * room + 1 if listed else 1, dtype=np.int32)
-    cdef Py_ssize_t[::1] panel_counts = np.zeros(cap, dtype=np.intp)
     cdef const int32_t* features
     b.nonzeros = &nonzeros[0]
     b.row_features = &row_features[0] if sparse else NULL
     b.row_counts = &row_counts[0] if sparse else NULL
-    b.panel_features = &panel_features[0] if listed else NULL
-    b.panel_counts = &panel_counts[0]
     b.list_room = room
     # the rows held: their features, found
     if sparse:
@@ -2945,6 +3119,7 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
             n_features = _row_features(b, t, &features)
             _list_row(b, t, features, n_features)
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
+    b.postings = &posted.p if sparse else NULL
     b.panel_sq = &panel_sq[0]
     b.dirty.on = &marks[0]
     b.stale.on = &marks[cap]
@@ -2959,8 +3134,8 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     for t in range(b.n_support):
         _mark(b, t)
     _refresh_panels(b)
-    return (panels, panel_sq, marks, lists, x, sq, krows, finite_rows,
-            nonzeros, row_features, row_counts, panel_features, panel_counts)
+    return (panels, posted, panel_sq, marks, lists, x, sq, krows,
+            finite_rows, nonzeros, row_features, row_counts)
 
 
 def run_budget_epochs(

@@ -260,8 +260,9 @@ def test_the_averaging_epoch_keeps_the_bits_with_its_kernel_values_kept(sparse):
 def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
     """Early stopping snapshots the budgeted loop's support at its best
     score: the entries of the slots in use that are not +0 (-0.0 is one),
-    and from them the same slots again, bit for bit; the loop's arrays go
-    on changing without it."""
+    and from them the same slots again, bit for bit, in the rows of the
+    support it was taken of, whatever they hold by then; the loop's arrays
+    go on changing without it."""
     rng = np.random.default_rng(0)
     capacity, n_features, held = 6, 40, 4
     rows = rng.standard_normal((capacity, n_features))
@@ -286,7 +287,7 @@ def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
     expected = {name: value.copy() for name, value in vars(support).items()}
     for value in vars(support).values():
         value[...] = 7
-    resumed = snapshot.resumed()
+    resumed = snapshot.resumed(into=support)
     assert resumed.rows.shape == (capacity, n_features)
     assert_array_equal(
         resumed.rows[:held].view(np.uint64), expected["rows"][:held].view(np.uint64)
