@@ -1166,8 +1166,8 @@ class KernelPerceptron(BasePerceptron):
             # _finish moves it toward the mean as far as keeps its margin)
             averaged = answered(stopped=False)
         else:
-            kept, counters, n_recorded, averaged = best
-            work = kept.resumed(into=work)
+            best_work, counters, n_recorded, averaged = best
+            work = best_work.resumed(into=work)
             recorded = recorded[:n_recorded]
         progress = (
             np.full(k, n_epochs),

@@ -1898,10 +1898,10 @@ cdef struct Support:
     int strategy
     int32_t first_class
     double* rows              # (capacity, n_features): the support
-    # with dense examples, the rows again in feature-major panels (dots.h),
-    # as they stood at the last _refresh_panels, or NULL without AVX2; with
-    # CSR examples, the same support posted by feature (else NULL); the
-    # squared norms and the size of the support then
+    # the support as it stood at the last _refresh_panels: with dense
+    # examples, the rows again in feature-major panels (dots.h; NULL with
+    # CSR examples or without AVX2); with CSR examples, posted by feature
+    # (NULL with dense ones); its squared norms and its size then
     double* panels
     Postings* postings
     double* panel_sq          # (capacity,)
@@ -1975,6 +1975,12 @@ cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
     kernel rows."""
     _add_mark(&b.dirty, s)
     _add_mark(&b.stale, s)
+
+
+cdef inline Py_ssize_t _block_size(const Support* b) noexcept nogil:
+    """The examples of a block: BUDGET_BLOCK, or SPARSE_BUDGET_BLOCK for
+    CSR examples (their examples set)."""
+    return BUDGET_BLOCK if b.example_indptr == NULL else SPARSE_BUDGET_BLOCK
 
 
 cdef inline bint _copied(const Support* b) noexcept nogil:
@@ -2923,15 +2929,12 @@ cdef int _run_budget_epochs(
     Threads* threads,
 ) except -1 nogil:
     """The epochs of one budgeted call over the examples of visit, the
-    points of ``examples``, BUDGET_BLOCK at a time (SPARSE_BUDGET_BLOCK for
-    CSR examples; in the two blocks, each with room for BUDGET_BLOCK
-    examples). A kernel value, radius,
-    threshold or decision value that is not finite stops the call,
-    recorded in e.failure."""
+    points of ``examples``, _block_size at a time, in the two blocks. A
+    kernel value, radius, threshold or decision value that is not finite
+    stops the call, recorded in e.failure."""
     cdef Py_ssize_t epoch, n_threads
     cdef Py_ssize_t countdown = CHECK_EVERY
-    cdef Py_ssize_t size = (BUDGET_BLOCK if b.example_indptr == NULL
-                            else SPARSE_BUDGET_BLOCK)
+    cdef Py_ssize_t size = _block_size(b)
     cdef int examined
     cdef Block* block
     cdef Block* next
@@ -3096,10 +3099,13 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     cdef double[::1] panel_sq = np.zeros(cap)
     cdef unsigned char[::1] marks = np.zeros(2 * cap, dtype=np.uint8)
     cdef int64_t[::1] lists = np.zeros(2 * cap, dtype=np.int64)
-    cdef double[::1] x = np.zeros(n_blocks * BUDGET_BLOCK * d)
-    cdef double[::1] sq = np.zeros(n_blocks * BUDGET_BLOCK)
-    cdef double[::1] krows = np.zeros(n_blocks * BUDGET_BLOCK * cap)
-    cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * BUDGET_BLOCK,
+    # the blocks of _block_size examples: rows of CSR examples over every
+    # feature in use (a vocabulary of 41,000 words: 10.5 MB a block)
+    cdef Py_ssize_t size = _block_size(b)
+    cdef double[::1] x = np.zeros(n_blocks * size * d)
+    cdef double[::1] sq = np.zeros(n_blocks * size)
+    cdef double[::1] krows = np.zeros(n_blocks * size * cap)
+    cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * size,
                                                    dtype=np.uint8)
     cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
     # the lists of the rows: room for a quarter of the features a slot, an
@@ -3127,10 +3133,10 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     b.stale.slots = &lists[cap]
     b.dirty.n = b.stale.n = 0
     for t in range(n_blocks):
-        blocks[t].x = &x[t * BUDGET_BLOCK * d]
-        blocks[t].sq = &sq[t * BUDGET_BLOCK]
-        blocks[t].krows = &krows[t * BUDGET_BLOCK * cap]
-        blocks[t].finite = &finite_rows[t * BUDGET_BLOCK]
+        blocks[t].x = &x[t * size * d]
+        blocks[t].sq = &sq[t * size]
+        blocks[t].krows = &krows[t * size * cap]
+        blocks[t].finite = &finite_rows[t * size]
     for t in range(b.n_support):
         _mark(b, t)
     _refresh_panels(b)
@@ -3343,11 +3349,12 @@ def support_block_rows(X, vectors, KernelSpec spec,
     threads.busy = &busy[0]
     _begin_epoch_threads(&threads)
     # the block's rows, in the arrays held (capacity = n_support)
-    krows = np.asarray(<double[:BUDGET_BLOCK * n_support]> block.krows).reshape(
-        BUDGET_BLOCK, n_support)
-    for start in range(0, n, BUDGET_BLOCK):
+    cdef Py_ssize_t size = _block_size(&b)
+    krows = np.asarray(<double[:size * n_support]> block.krows).reshape(
+        size, n_support)
+    for start in range(0, n, size):
         block.visit = &visit[start]
-        block.n = min(<Py_ssize_t>BUDGET_BLOCK, n - start)
+        block.n = min(size, n - start)
         with nogil:
             _block_rows(&b, &kernel, &examples, &block, &threads, n_threads)
             _clear_block(&examples, &block, d)

@@ -236,7 +236,7 @@ def test_kernel_perceptron_memory_does_not_grow_with_empty_columns(budget):
 
 def test_a_budget_over_a_wide_vocabulary_holds_one_dense_copy_of_its_support():
     # Word counts over 18,000 words in use, a budget of 400: the loop holds
-    # the support dense over the words in use (its rows), two blocks of
+    # the support dense over the words in use (its rows), two blocks of 32
     # examples as dense rows, lists of features of a quarter of the words a
     # slot, and the support's values that are not 0 by feature (panels, a
     # second dense copy, took the peak to 2.22 times the rows beyond the
@@ -246,7 +246,7 @@ def test_a_budget_over_a_wide_vocabulary_holds_one_dense_copy_of_its_support():
     budget = 400
     X, y, in_use = word_rows(2_500, 20_000, 20)
     rows = budget * in_use * 8
-    blocks = 2 * 64 * in_use * 8
+    blocks = 2 * 32 * in_use * 8
     lists = budget * (in_use // 4) * 4
     model = KernelPerceptron(budget=budget, early_stopping=True, random_state=0)
     extra = peak_memory(model.fit, X, y)
