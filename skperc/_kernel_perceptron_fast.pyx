@@ -1233,8 +1233,8 @@ def _squared_norms(const floating[::1] data, const int32_t[::1] indices,
 
 
 cdef extern from "Python.h":
-    # both take the locks they need, the GIL too (Python 3.11's
-    # _tracemalloc.c): callable from a loop that released it
+    # both take the locks they need, the GIL too (CPython's tracemalloc):
+    # callable from a loop that released it
     int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr,
                             size_t size) noexcept nogil
     int PyTraceMalloc_Untrack(unsigned int domain,
@@ -1872,21 +1872,25 @@ cdef struct Entry:
     double value
 
 
+cdef struct Posted:
+    # a feature where a slot is posted, and the place of its entry there
+    int32_t feature
+    int32_t place
+
+
 cdef struct Postings:
     # a support by feature: at feature f, count[f] entries (room[f]
     # allocated), for the values that are not 0 alone, in no order; the
     # features where slot s is posted, in increasing order (posted[s],
-    # posted_n[s] of posted_room[s]), and the place of its entry in each
-    # (place[s]): an entry is taken out in O(1). scratch: room for two
-    # lists of every feature
+    # posted_n[s] of posted_room[s]): an entry is taken out in O(1).
+    # scratch: room for a list of every feature
     Entry** entries
     int32_t* count
     int32_t* room
-    int32_t** posted
-    int32_t** place
+    Posted** posted
     int32_t* posted_n
     int32_t* posted_room
-    int32_t* scratch
+    Posted* scratch
 
 
 cdef struct Support:
@@ -2024,7 +2028,7 @@ cdef inline void _take_out(Postings* p, Py_ssize_t f,
     cdef Entry* entries = p.entries[f]
     cdef Py_ssize_t last = p.count[f] - 1
     entries[e] = entries[last]
-    p.place[entries[e].slot][entries[e].back] = <int32_t>e
+    p.posted[entries[e].slot][entries[e].back].place = <int32_t>e
     p.count[f] = <int32_t>last
 
 
@@ -2037,20 +2041,19 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
     cdef Py_ssize_t i = 0, j = 0, k = p.posted_n[s], n = 0, m = 0, f, e
     cdef const int32_t* features
     cdef const double* row = b.rows + s * b.n_features
-    cdef int32_t* new_features = p.scratch
-    cdef int32_t* new_place = p.scratch + b.n_features
-    cdef int32_t room
+    cdef Posted* old = p.posted[s]
+    cdef Posted* new = p.scratch
     if s < b.n_support:
         n = _row_features(b, s, &features)
     while i < k or j < n:
-        if j == n or (i < k and p.posted[s][i] < features[j]):
+        if j == n or (i < k and old[i].feature < features[j]):
             # posted, and +0 now
-            _take_out(p, p.posted[s][i], p.place[s][i])
+            _take_out(p, old[i].feature, old[i].place)
             i += 1
             continue
         f = features[j]
-        if i < k and p.posted[s][i] == f:
-            e = p.place[s][i]
+        if i < k and old[i].feature == f:
+            e = old[i].place
             i += 1
             if row[f] == 0.0:
                 _take_out(p, f, e)
@@ -2068,15 +2071,12 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
             p.count[f] += 1
         p.entries[f][e].value = row[f]
         p.entries[f][e].back = <int32_t>m
-        new_features[m] = <int32_t>f
-        new_place[m] = <int32_t>e
+        new[m].feature = <int32_t>f
+        new[m].place = <int32_t>e
         m += 1
         j += 1
-    room = p.posted_room[s]
-    _make_room_for(<void**>&p.posted[s], sizeof(int32_t), &room, m)
-    _make_room_for(<void**>&p.place[s], sizeof(int32_t), &p.posted_room[s], m)
-    memcpy(p.posted[s], new_features, m * sizeof(int32_t))
-    memcpy(p.place[s], new_place, m * sizeof(int32_t))
+    _make_room_for(<void**>&p.posted[s], sizeof(Posted), &p.posted_room[s], m)
+    memcpy(p.posted[s], new, m * sizeof(Posted))
     p.posted_n[s] = <int32_t>m
     return 0
 
@@ -2115,15 +2115,14 @@ cdef class _PostedSupport:
         self.p.entries = <Entry**>calloc(n_features, sizeof(Entry*))
         self.p.count = <int32_t*>calloc(n_features, sizeof(int32_t))
         self.p.room = <int32_t*>calloc(n_features, sizeof(int32_t))
-        self.p.posted = <int32_t**>calloc(capacity, sizeof(int32_t*))
-        self.p.place = <int32_t**>calloc(capacity, sizeof(int32_t*))
+        self.p.posted = <Posted**>calloc(capacity, sizeof(Posted*))
         self.p.posted_n = <int32_t*>calloc(capacity, sizeof(int32_t))
         self.p.posted_room = <int32_t*>calloc(capacity, sizeof(int32_t))
-        self.p.scratch = <int32_t*>calloc(2 * n_features, sizeof(int32_t))
+        self.p.scratch = <Posted*>calloc(n_features, sizeof(Posted))
         if (self.p.entries == NULL or self.p.count == NULL
                 or self.p.room == NULL or self.p.posted == NULL
-                or self.p.place == NULL or self.p.posted_n == NULL
-                or self.p.posted_room == NULL or self.p.scratch == NULL):
+                or self.p.posted_n == NULL or self.p.posted_room == NULL
+                or self.p.scratch == NULL):
             raise MemoryError("cannot allocate the postings of a support")
 
     def __dealloc__(self):
@@ -2131,15 +2130,13 @@ cdef class _PostedSupport:
         if self.p.entries != NULL:
             for t in range(self.n_features):
                 _free_traced(self.p.entries[t])
-        if self.p.posted != NULL and self.p.place != NULL:
+        if self.p.posted != NULL:
             for t in range(self.capacity):
                 _free_traced(self.p.posted[t])
-                _free_traced(self.p.place[t])
         free(self.p.entries)
         free(self.p.count)
         free(self.p.room)
         free(self.p.posted)
-        free(self.p.place)
         free(self.p.posted_n)
         free(self.p.posted_room)
         free(self.p.scratch)
@@ -2761,8 +2758,8 @@ cdef void _snapshot_support(Support* b, Epochs* e) noexcept nogil:
     free one is taken, no more are ever touched than are used at once.
     (With a copy of the rows for each snapshot, two a problem, a fit of 10
     classes on the word rows of tests/test_memory.py grew the resident
-    memory by 23 times its support's rows; with versions, by 7, its loop's
-    own arrays 4 of them.)"""
+    memory by 23 times its support's rows; with versions, by 6.3, its
+    loop's own arrays 3 of them.)"""
     cdef Py_ssize_t c, s, at, v = -1
     cdef Py_ssize_t d = b.n_features, cap = b.capacity, n = b.n_support
     for c in range(b.n_problems):
