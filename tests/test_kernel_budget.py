@@ -12,8 +12,9 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.preprocessing import StandardScaler
-from sparse_data import spread_columns
+from sparse_data import spread_columns, word_rows
 
+import skperc._kernel_perceptron as kernel_module
 from skperc import KernelPerceptron
 from skperc._kernel_perceptron import BudgetSupport
 from skperc.schedules import RelativeThreshold, ThresholdSchedule
@@ -284,17 +285,54 @@ def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
     stored = (rows[:held] != 0) | np.signbit(rows[:held])
     assert sp.issparse(snapshot.rows)
     assert snapshot.rows.nnz == stored.sum() < stored.size / 2
-    expected = {name: value.copy() for name, value in vars(support).items()}
-    for value in vars(support).values():
-        value[...] = 7
+    arrays = {name for name, value in vars(support).items() if value is not None}
+    expected = {name: getattr(support, name).copy() for name in arrays}
+    for name in arrays:
+        getattr(support, name)[...] = 7
     resumed = snapshot.resumed(into=support)
     assert resumed.rows.shape == (capacity, n_features)
     assert_array_equal(
         resumed.rows[:held].view(np.uint64), expected["rows"][:held].view(np.uint64)
     )
-    for name, value in vars(resumed).items():
-        if name != "rows":
-            assert_array_equal(value, expected[name], err_msg=name)
+    for name in arrays - {"rows"}:
+        assert_array_equal(getattr(resumed, name), expected[name], err_msg=name)
+
+
+@pytest.mark.parametrize("strategy", ["merge", "project", "remove"])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_loop_on_csr_examples_leaves_its_support_as_csr_rows(
+    strategy, seed, monkeypatch
+):
+    """After each call on CSR examples (the epochs of early stopping, the
+    averaging epoch, a batch of partial_fit), the budgeted loop gives the
+    slots in use as a CSR matrix read from its postings: the values not 0
+    of its rows, in feature order, bit for bit."""
+    calls = []
+    run_budget_epochs = kernel_module.run_budget_epochs
+
+    def checked(X, *args, **kwargs):
+        result = run_budget_epochs(X, *args, **kwargs)
+        support = args[6]
+        rows = support.rows[: support.n_support]
+        expected = sp.csr_matrix(rows)
+        compact = support.compact
+        assert compact.shape == rows.shape
+        assert_array_equal(compact.indptr, expected.indptr)
+        assert_array_equal(compact.indices, expected.indices)
+        assert_array_equal(compact.data.view(np.uint64), expected.data.view(np.uint64))
+        calls.append(compact.nnz)
+        return result
+
+    monkeypatch.setattr(kernel_module, "run_budget_epochs", checked)
+    X, y, _ = word_rows(2500, 3000, 12, n_classes=3, seed=seed)
+    model = KernelPerceptron(
+        gamma=0.5, budget=40, budget_strategy=strategy, random_state=seed
+    )
+    model.fit(X, y)
+    model.partial_fit(X[:300], y[:300])
+    # every epoch, and merges that leave the rows far from dense
+    assert len(calls) > model.n_iter_ + 1
+    assert 0 < max(calls) < 40 * 3000 / 2
 
 
 @pytest.mark.parametrize("seed", range(4))

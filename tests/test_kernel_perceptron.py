@@ -21,6 +21,7 @@ from skperc._kernel_perceptron_fast import (
     kernel_column,
     kernel_diagonal,
     kernel_products,
+    read_by_feature,
     squared_norms,
     support_block_rows,
 )
@@ -252,6 +253,47 @@ def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
     expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
     for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
         for vectors in [X[support], rows[support]]:
+            for n_threads in [1, 2]:
+                products = kernel_products(
+                    rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
+                )
+                assert products.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_csr_products_read_by_feature_have_the_bits_of_dense_rows(kernel):
+    """Over more than 4,096 features (here 5,000), kernel_products reads a
+    CSR support by feature, its values at each stored feature of a row: each
+    value still has the bits of dense rows, though the sums skip the
+    support's zeros (-0.0 stored among them), float64 or float32 rows and
+    support, a row without entries, coefficients of 0 among the others, on
+    one thread or two."""
+    rng = np.random.RandomState(9)
+    X = rng.randn(3000, 5000).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.995] = 0.0
+    X[7] = 0.0
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
+    support = rng.choice(len(X), 120, replace=False)
+    coef = rng.randn(3, len(support))
+    coef[:, ::7] = 0.0
+    expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
+    dense = X[support]
+    stored, zeros = (
+        np.nonzero(dense),
+        np.nonzero((dense == 0) & (rng.rand(*dense.shape) < 0.01)),
+    )
+    with_zeros = sp.csr_matrix(
+        (
+            np.concatenate([dense[stored], np.full(len(zeros[0]), -0.0)]),
+            tuple(np.concatenate(pair) for pair in zip(stored, zeros, strict=True)),
+        ),
+        shape=dense.shape,
+    )
+    assert (with_zeros.data == 0).sum() == len(zeros[0]) > 0
+    for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
+        for vectors in [rows[support], with_zeros]:
+            assert read_by_feature(vectors)
             for n_threads in [1, 2]:
                 products = kernel_products(
                     rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
