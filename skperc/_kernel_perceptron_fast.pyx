@@ -1274,32 +1274,36 @@ cdef class ColumnCache:
     cdef Py_ssize_t n_used
 
     def __init__(self, Py_ssize_t n_slots, Py_ssize_t n_points):
-        self.columns = _uninitialized_columns(n_slots, n_points)
+        self.columns = paged_array(n_slots, n_points)
         self.scratch = np.zeros(n_points)
         self.slot_of = np.full(n_points, -1, dtype=np.int64)
         self.n_used = 0
 
 
-cdef object _uninitialized_columns(Py_ssize_t n_slots, Py_ssize_t n_points):
-    """Uninitialized memory for ``n_slots`` kernel columns of ``n_points``.
+def paged_array(Py_ssize_t n_rows, Py_ssize_t n_columns, bint zeroed=False):
+    """An n_rows x n_columns float64 array, of zeros if ``zeroed``, else
+    uninitialized: the cache of kernel columns, the rows of a budgeted
+    support.
 
     numpy advises the kernel to back large arrays with transparent huge
     pages, and where the kernel then compacts memory on the first touch of a
-    page, some fits took twice as long as others. Memory from malloc is
-    touched page by page as the cache fills, at an even cost; it is reported
-    to tracemalloc as numpy reports its arrays.
+    page, some fits took twice as long as others, and 166 MB of zeros took
+    0.32 s to touch against 0.07 s. Memory from malloc (calloc, whose large
+    blocks the system gives as pages of zeros) is touched page by page as it
+    is written, at an even cost; it is reported to tracemalloc as numpy
+    reports its arrays.
     """
-    cdef size_t size = n_slots * n_points * sizeof(double)
-    cdef c_array cache = c_array(
-        shape=(n_slots, n_points), itemsize=sizeof(double), format="d",
+    cdef size_t size = n_rows * n_columns * sizeof(double)
+    cdef c_array array = c_array(
+        shape=(n_rows, n_columns), itemsize=sizeof(double), format="d",
         allocate_buffer=False,
     )
-    cache.data = <char*>malloc(size)
-    if cache.data == NULL:
-        raise MemoryError(f"cannot allocate a cache of {size} bytes")
-    cache.callback_free_data = _free_traced
-    PyTraceMalloc_Track(_NUMPY_DOMAIN, <uintptr_t>cache.data, size)
-    return np.asarray(cache)
+    array.data = <char*>(calloc(size, 1) if zeroed else malloc(size))
+    if array.data == NULL:
+        raise MemoryError(f"cannot allocate an array of {size} bytes")
+    array.callback_free_data = _free_traced
+    PyTraceMalloc_Track(_NUMPY_DOMAIN, <uintptr_t>array.data, size)
+    return np.asarray(array)
 
 
 def run_epochs(

@@ -24,6 +24,7 @@ from sparse_data import spread_columns, word_rows
 
 from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
 from skperc._kernel_perceptron import BudgetSupport
+from skperc._kernel_perceptron_fast import paged_array
 
 # A fit may add at most this fraction of X.nbytes to the memory X takes.
 EXTRA_MEMORY = 0.25
@@ -149,6 +150,31 @@ def test_memory_measure_sees_a_gram_matrix():
         peak_memory(pairwise_kernels, ring(n)[0], None, "rbf") for n in SIZES
     )
     assert large / small > LINEAR_GROWTH
+
+
+@pytest.mark.parametrize("zeroed", [True, False])
+def test_memory_measure_sees_the_paged_arrays_of_the_kernel_loops(zeroed):
+    """The cache of kernel columns and the rows of a budgeted support come
+    from malloc, not numpy, and are reported to tracemalloc as numpy's
+    arrays are, until they are freed; the rows are zeros."""
+    shape = (300, 1000)
+    size = 8 * shape[0] * shape[1]
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        array = paged_array(*shape, zeroed=zeroed)
+        assert tracemalloc.get_traced_memory()[0] - before >= size
+        assert array.shape == shape and array.dtype == np.float64
+        if zeroed:
+            assert not array.any()
+        array[...] = 1.0
+        del array
+        assert tracemalloc.get_traced_memory()[0] - before < size
+    finally:
+        if not tracing:
+            tracemalloc.stop()
 
 
 @pytest.mark.parametrize(
