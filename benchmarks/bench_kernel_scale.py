@@ -52,7 +52,8 @@ price of more updates.
 whose cores other work keeps busy (where the loop runs an epoch on one
 thread once its threads lose time waiting for each other).
 
-Then the budgeted KernelPerceptron (merge) fitted on the smallest size
+Then the budgeted KernelPerceptron (merge), or with ``--predict-with
+unbudgeted`` the one without a budget, fitted on the smallest size
 predicts ``--predict-rows`` rows (the test points over and over) with each
 of ``--n-jobs``, within scikit-learn's ``working_memory`` (``--working-memory``
 MB): the time, and the peak of the memory that numpy allocates meanwhile
@@ -62,7 +63,8 @@ Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
-        [--data wide|text|hashed|vocabulary] [--busy 2] [--margins 1.0]
+        [--data wide|text|hashed|vocabulary] [--busy 2] [--margins 1.0] \
+        [--predict-with unbudgeted]
 """
 
 import argparse
@@ -200,11 +202,11 @@ def fit_once(name, n_train, budget, margins, n_jobs, dataset, queue):
     queue.put((seconds, estimator.score(X_test, y_test), n_support, peak_mb))
 
 
-def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, queue):
-    """Fit the budgeted KernelPerceptron, then time its prediction of
+def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, name, queue):
+    """Fit the KernelPerceptron called name, then time its prediction of
     n_rows rows and trace the memory that takes; report through queue."""
     X, y, X_test, _ = data(n_train, dataset)
-    estimator = estimators(budget, gamma(dataset))[f"KP budget={budget} merge"](n_jobs)
+    estimator = estimators(budget, gamma(dataset))[name](n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(X, y)
@@ -247,6 +249,9 @@ def main():
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--only", nargs="+", default=None)
     parser.add_argument("--predict-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--predict-with", choices=["merge", "unbudgeted"], default="merge"
+    )
     parser.add_argument(
         "--working-memory", type=float, default=get_config()["working_memory"]
     )
@@ -320,9 +325,14 @@ def predict(args):
     """The prediction rows: median time over --repeat runs, ratio to one
     job, and the largest traced peak."""
     n_train = min(args.sizes)
+    name = (
+        "KernelPerceptron"
+        if args.predict_with == "unbudgeted"
+        else f"KP budget={args.budget} merge"
+    )
     print(
-        f"\npredicting {args.predict_rows:,} rows with KP budget={args.budget} "
-        f"merge fitted on {n_train:,}, working_memory={args.working_memory:g} MB"
+        f"\npredicting {args.predict_rows:,} rows with {name} fitted on "
+        f"{n_train:,}, working_memory={args.working_memory:g} MB"
     )
     print(f"{'jobs':>4} {'predict s':>9} {'x 1 job':>7} {'SVs':>6} {'peak MB':>8}")
     runs = {n_jobs: [] for n_jobs in args.n_jobs}
@@ -337,6 +347,7 @@ def predict(args):
                     n_jobs,
                     args.working_memory,
                     args.data,
+                    name,
                 )
             )
     seconds = {

@@ -1760,11 +1760,12 @@ def read_by_feature(support):
     where a panel takes more than SUPPORT_CHUNK_BYTES (over more than 4,096
     features), which the reads of a row at its features then take from
     beyond a core's cache. Predicting 100,000 rows of the vocabulary data
-    of benchmarks/bench_kernel_scale.py (31,000 features in use): 2.1 s
-    against 6.1 s in panels with the 5,823 support vectors of the fit on
-    10,000 examples, 0.24 against 0.51 s with a budget of 500; on its text
-    data (3,000 features) panels take 2.3 against 2.4 s, 0.20 against
-    0.24 s."""
+    of benchmarks/bench_kernel_scale.py (31,000 features in use, its
+    --predict-rows 100000 --predict-with unbudgeted, and merge): 2.0 s
+    against 5.3 s in panels with the 5,823 support vectors of the fit on
+    10,000 examples, 0.25 against 0.55 to 0.60 s with a budget of 500. On
+    its text data (3,000 features) read by feature, panels take 2.3 against
+    2.4 s, 0.20 against 0.24 s."""
     return hasattr(support, "tocsc") and (
         SKPERC_PANEL * 8 * support.shape[1] > SUPPORT_CHUNK_BYTES)
 
