@@ -233,6 +233,24 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
             assert products.tobytes() == expected.tobytes()
 
 
+def assert_csr_products_have_the_bits_of_dense_rows(X, support, kernel, rng, supports):
+    """kernel_products of the CSR rows of X, float64 or float32, with each
+    support that supports(rows, dense support) gives (coefficients of 0
+    among the others), on one thread or two: the bits of the dense rows'."""
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
+    coef = rng.randn(3, len(support))
+    coef[:, ::7] = 0.0
+    expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
+    for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
+        for vectors in supports(rows[support], X[support]):
+            for n_threads in [1, 2]:
+                products = kernel_products(
+                    rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
+                )
+                assert products.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
 def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
     """kernel_products computes the products of a CSR row with the support
@@ -245,19 +263,10 @@ def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
     rng = np.random.RandomState(8)
     X = rng.randn(8200, 1100).astype(np.float32).astype(np.float64)
     X[rng.rand(*X.shape) < 0.98] = 0.0
-    sq_norms = squared_norms(X)
-    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
     support = rng.choice(len(X), 150, replace=False)
-    coef = rng.randn(3, len(support))
-    coef[:, ::7] = 0.0
-    expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
-    for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
-        for vectors in [X[support], rows[support]]:
-            for n_threads in [1, 2]:
-                products = kernel_products(
-                    rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
-                )
-                assert products.tobytes() == expected.tobytes()
+    assert_csr_products_have_the_bits_of_dense_rows(
+        X, support, kernel, rng, lambda csr, dense: [dense, csr]
+    )
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
@@ -272,12 +281,7 @@ def test_csr_products_read_by_feature_have_the_bits_of_dense_rows(kernel):
     X = rng.randn(3000, 5000).astype(np.float32).astype(np.float64)
     X[rng.rand(*X.shape) < 0.995] = 0.0
     X[7] = 0.0
-    sq_norms = squared_norms(X)
-    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
     support = rng.choice(len(X), 120, replace=False)
-    coef = rng.randn(3, len(support))
-    coef[:, ::7] = 0.0
-    expected = kernel_products(X, sq_norms, X[support], sq_norms[support], spec, coef)
     dense = X[support]
     stored, zeros = (
         np.nonzero(dense),
@@ -291,14 +295,12 @@ def test_csr_products_read_by_feature_have_the_bits_of_dense_rows(kernel):
         shape=dense.shape,
     )
     assert (with_zeros.data == 0).sum() == len(zeros[0]) > 0
-    for rows in [sp.csr_matrix(X), sp.csr_matrix(X, dtype=np.float32)]:
-        for vectors in [rows[support], with_zeros]:
-            assert read_by_feature(vectors)
-            for n_threads in [1, 2]:
-                products = kernel_products(
-                    rows, sq_norms, vectors, sq_norms[support], spec, coef, n_threads
-                )
-                assert products.tobytes() == expected.tobytes()
+
+    def supports(csr, _):
+        assert read_by_feature(csr) and read_by_feature(with_zeros)
+        return [csr, with_zeros]
+
+    assert_csr_products_have_the_bits_of_dense_rows(X, support, kernel, rng, supports)
 
 
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])
