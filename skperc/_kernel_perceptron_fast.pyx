@@ -2612,10 +2612,13 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef Py_ssize_t n_features, at
     if m <= 0:
         return 0
-    # the m largest values, in decreasing order (the lower slot of ties)
+    # the m largest values, in decreasing order (the lower slot of ties);
+    # a value not above the last of a full list is left out here, where
+    # most are, before the call that would leave it out too
     for s in range(b.n_support):
-        if s != excluded:
-            count = _keep_nearest(near, count, m, s, krow, NULL)
+        if s == excluded or count == m and not krow[s] > krow[near[m - 1]]:
+            continue
+        count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
         n_features = -1
         for q in range(p, m):
