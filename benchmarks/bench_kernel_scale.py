@@ -39,7 +39,14 @@ Compared: KernelPerceptron with its defaults, the same with
 ``--svc-max`` training examples). Each fit runs in a fresh process, so that
 its peak resident memory (which includes the interpreter and the data) is
 its own; times are medians over ``--repeat`` fits, and the ratios are to
-SVC's median in the same run. The KernelPerceptrons fit with each of
+SVC's median in the same run. ``--seeds N`` fits each estimator but SVC
+(which draws no random numbers) with ``random_state`` 0 to N - 1 (the
+default: 0 alone), each ``--repeat`` times: the table then gives the
+medians over all of them (the largest peak memory), and a line after each
+its median time and accuracy for each seed. The order in which a
+KernelPerceptron visits the examples, and its validation split, follow
+its seed, and with them the epochs that early stopping runs: on the
+clusters, 8 to 20 at 10,000 examples. The KernelPerceptrons fit with each of
 ``--n-jobs`` (the repeats of the different numbers of jobs interleaved, so
 that a change in the machine's load falls on all of them), and "x 1 job"
 is the time with one job over the time with these: the speed-up of the
@@ -62,9 +69,9 @@ MB): the time, and the peak of the memory that numpy allocates meanwhile
 Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
-        [--n-jobs 1 2] [--only KernelPerceptron] [--predict-rows 1000000] \
-        [--data wide|text|hashed|vocabulary] [--busy 2] [--margins 1.0] \
-        [--predict-with unbudgeted]
+        [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
+        [--predict-rows 1000000] [--data wide|text|hashed|vocabulary] \
+        [--busy 2] [--margins 1.0] [--predict-with unbudgeted]
 """
 
 import argparse
@@ -144,19 +151,21 @@ def gamma(name):
 
 
 def estimators(budget, kernel_gamma, margins=()):
-    """The estimators by name, with the RBF kernel of gamma kernel_gamma; a
-    KernelPerceptron takes n_jobs. margins: those of the unbudgeted
-    KernelPerceptrons of a RelativeThreshold beside the default."""
+    """The estimators by name, made by make(n_jobs, seed) for a
+    KernelPerceptron, make(seed) for the others (seed: their random_state;
+    SVC has none), with the RBF kernel of gamma kernel_gamma. margins: those
+    of the unbudgeted KernelPerceptrons of a RelativeThreshold beside the
+    default."""
     return {
-        "KernelPerceptron": lambda n_jobs=None: KernelPerceptron(
-            gamma=kernel_gamma, random_state=0, n_jobs=n_jobs
+        "KernelPerceptron": lambda n_jobs=None, seed=0: KernelPerceptron(
+            gamma=kernel_gamma, random_state=seed, n_jobs=n_jobs
         ),
         **{
             f"KernelPerceptron margin {margin:g}": (
-                lambda n_jobs=None, margin=margin: KernelPerceptron(
+                lambda n_jobs=None, seed=0, margin=margin: KernelPerceptron(
                     gamma=kernel_gamma,
                     beta=RelativeThreshold(margin),
-                    random_state=0,
+                    random_state=seed,
                     n_jobs=n_jobs,
                 )
             )
@@ -164,21 +173,21 @@ def estimators(budget, kernel_gamma, margins=()):
         },
         **{
             f"KP budget={budget} {strategy}": (
-                lambda n_jobs=None, strategy=strategy: KernelPerceptron(
+                lambda n_jobs=None, seed=0, strategy=strategy: KernelPerceptron(
                     gamma=kernel_gamma,
                     budget=budget,
                     budget_strategy=strategy,
-                    random_state=0,
+                    random_state=seed,
                     n_jobs=n_jobs,
                 )
             )
             for strategy in ("merge", "project", "remove")
         },
-        f"Nystroem({budget})+SGD": lambda: make_pipeline(
-            Nystroem(gamma=kernel_gamma, n_components=budget, random_state=0),
-            SGDClassifier(random_state=0),
+        f"Nystroem({budget})+SGD": lambda seed=0: make_pipeline(
+            Nystroem(gamma=kernel_gamma, n_components=budget, random_state=seed),
+            SGDClassifier(random_state=seed),
         ),
-        "SVC(C=10)": lambda: SVC(C=10, gamma=kernel_gamma),
+        "SVC(C=10)": lambda seed=0: SVC(C=10, gamma=kernel_gamma),
     }
 
 
@@ -186,11 +195,16 @@ def threaded(name):
     return name.startswith(("KernelPerceptron", "KP"))
 
 
-def fit_once(name, n_train, budget, margins, n_jobs, dataset, queue):
+def seeded(name):
+    """Whether the estimator called name draws from its random_state."""
+    return not name.startswith("SVC")
+
+
+def fit_once(name, n_train, budget, margins, n_jobs, dataset, seed, queue):
     """Fit one estimator in this (child) process; report through queue."""
     X, y, X_test, y_test = data(n_train, dataset)
     make = estimators(budget, gamma(dataset), margins)[name]
-    estimator = make(n_jobs) if threaded(name) else make()
+    estimator = make(n_jobs, seed) if threaded(name) else make(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
@@ -245,6 +259,7 @@ def main():
     )
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--svc-max", type=int, default=40_000)
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--only", nargs="+", default=None)
@@ -282,29 +297,35 @@ def run(args):
         f"{'peak RSS MB':>11}"
     )
     for n_train in args.sizes:
-        rows = {}
+        rows, by_seed = {}, {}
         for name in names:
             if name.startswith("SVC") and n_train > args.svc_max:
                 print(f"{n_train:>8} {name:<28} skipped: above --svc-max", flush=True)
                 continue
             jobs = args.n_jobs if threaded(name) else [None]
+            seeds = range(args.seeds if seeded(name) else 1)
             runs = {n_jobs: [] for n_jobs in jobs}
             for _ in range(args.repeat):
-                for n_jobs in jobs:
-                    runs[n_jobs].append(
-                        measure(
-                            fit_once,
-                            name,
-                            n_train,
-                            args.budget,
-                            args.margins,
-                            n_jobs,
-                            args.data,
+                for seed in seeds:
+                    for n_jobs in jobs:
+                        runs[n_jobs].append(
+                            measure(
+                                fit_once,
+                                name,
+                                n_train,
+                                args.budget,
+                                args.margins,
+                                n_jobs,
+                                args.data,
+                                seed,
+                            )
                         )
-                    )
             for n_jobs, done in runs.items():
-                seconds = float(np.median([run[0] for run in done]))
-                rows[name, n_jobs] = (seconds, *done[0][1:])
+                rows[name, n_jobs] = summary(done)
+                if len(seeds) > 1:
+                    by_seed[name, n_jobs] = [
+                        summary(done[seed :: len(seeds)])[:2] for seed in seeds
+                    ]
         svc = rows.get(("SVC(C=10)", None))
         for (name, n_jobs), (seconds, accuracy, n_support, peak) in rows.items():
             ratio = f"{seconds / svc[0]:6.2f}" if svc else f"{'-':>6}"
@@ -316,9 +337,27 @@ def run(args):
                 f"{speedup} {accuracy:8.4f} {gap} {n_support:>6} {peak:11.0f}",
                 flush=True,
             )
+            if (name, n_jobs) in by_seed:
+                print(
+                    f"{'':>8} {'by seed (s, accuracy):':<28} "
+                    + ", ".join(f"{s:.2f} {a:.4f}" for s, a in by_seed[name, n_jobs]),
+                    flush=True,
+                )
 
     if args.predict_rows:
         predict(args)
+
+
+def summary(done):
+    """The medians of the fits done: seconds, accuracy and support vectors;
+    and their largest peak memory."""
+    seconds, accuracy, n_support, peak = np.array(done).T
+    return (
+        float(np.median(seconds)),
+        float(np.median(accuracy)),
+        int(np.median(n_support)),
+        float(peak.max()),
+    )
 
 
 def predict(args):
