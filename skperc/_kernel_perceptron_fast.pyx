@@ -2575,12 +2575,14 @@ cdef inline bint _nearer(const double* krow, const int64_t* age, Py_ssize_t j,
         age != NULL and krow[j] == krow[other] and age[j] < age[other])
 
 
-cdef Py_ssize_t _keep_nearest(Py_ssize_t* near, Py_ssize_t count,
-                              Py_ssize_t limit, Py_ssize_t j,
-                              const double* krow,
-                              const int64_t* age) noexcept nogil:
+cdef inline Py_ssize_t _keep_nearest(Py_ssize_t* near, Py_ssize_t count,
+                                     Py_ssize_t limit, Py_ssize_t j,
+                                     const double* krow,
+                                     const int64_t* age) noexcept nogil:
     """Slot j into near, the count nearest slots so far, nearest first (see
-    _nearer), keeping at most limit of them, by insertion; the new count."""
+    _nearer), keeping at most limit of them, by insertion; the new count.
+    Inline: its callers scan the whole support, and most slots fail its
+    first test."""
     cdef Py_ssize_t p
     if count == limit and not _nearer(krow, age, j, near[count - 1]):
         return count
@@ -2612,13 +2614,10 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef Py_ssize_t n_features, at
     if m <= 0:
         return 0
-    # the m largest values, in decreasing order (the lower slot of ties);
-    # a value not above the last of a full list is left out here, where
-    # most are, before the call that would leave it out too
+    # the m largest values, in decreasing order (the lower slot of ties)
     for s in range(b.n_support):
-        if s == excluded or count == m and not krow[s] > krow[near[m - 1]]:
-            continue
-        count = _keep_nearest(near, count, m, s, krow, NULL)
+        if s != excluded:
+            count = _keep_nearest(near, count, m, s, krow, NULL)
     for p in range(m):
         n_features = -1
         for q in range(p, m):
