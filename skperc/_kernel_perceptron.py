@@ -210,14 +210,20 @@ class Points(_ArrayState):
 @dataclass
 class BudgetSupport(_ArrayState):
     """The support vectors of a budgeted run as its compiled loop keeps them:
-    slots of ``rows``, their squared norms (the loop's), coefficients (a row
-    per problem), averaging sums (no rows without averaging), indices among the
+    slots of ``rows``, their squared norms (as ``squared_norms`` sums them,
+    kept by the loop as it writes a row, so that its calls do not sum the
+    rows again: 500 x 41,000 values at each epoch of early stopping on the
+    vocabulary data of benchmarks/bench_kernel_scale.py), coefficients (a
+    row per problem), averaging sums (no rows without averaging), indices among the
     samples seen (-1 for a merged vector), classes and order of entry;
     ``state`` holds the number of slots in use, the next order of entry and the
     index of the first sample of the call. ``compact``: after a call of the
     loop on CSR examples, the slots in use as a CSR matrix of their values
     not 0 (from the loop's postings, without a scan of the rows), else
-    None."""
+    None. ``held``: after a call on CSR examples, the loop's working arrays
+    as it left them (the lists of the rows' features, the rows of its blocks
+    of examples), for its next call while only the loop changes the rows;
+    None after they are set from outside it."""
 
     rows: np.ndarray
     sq_norms: np.ndarray
@@ -228,6 +234,7 @@ class BudgetSupport(_ArrayState):
     age: np.ndarray
     state: np.ndarray
     compact: object = None
+    held: object = None
 
     @classmethod
     def holding(cls, run, budget, columns):
@@ -250,7 +257,7 @@ class BudgetSupport(_ArrayState):
 
         return cls(
             rows=rows,
-            sq_norms=np.zeros(capacity),
+            sq_norms=slots(squared_norms(rows[:n_old])[None])[0],
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],
@@ -282,9 +289,9 @@ class BudgetSupport(_ArrayState):
         others = {
             name: value.copy()
             for name, value in vars(self).items()
-            if name not in ("rows", "compact")
+            if name not in ("rows", "compact", "held")
         }
-        return replace(self, rows=compact, **others)
+        return replace(self, rows=compact, held=None, **others)
 
     def resumed(self, into):
         """The slots again, from a snapshot, in the rows of ``into``, the
@@ -294,6 +301,7 @@ class BudgetSupport(_ArrayState):
         at 10,000 examples and a budget of 500)."""
         compact = self.rows
         rows = into.rows
+        into.held = None
         rows.fill(0.0)
         # set, not added (as toarray adds): -0.0 stays -0.0
         at = np.repeat(np.arange(compact.shape[0]), np.diff(compact.indptr))
@@ -304,6 +312,8 @@ class BudgetSupport(_ArrayState):
         """The run after the call on X (on the features ``columns`` of
         ``n_features``): the support oldest first, with the function on it
         (the rows sparse after sparse input)."""
+        # no call of the loop comes after: its arrays go before the products
+        self.held = None
         order = np.argsort(self.age[: self.state[0]], kind="stable")
         rows = self.rows[: self.state[0]]
         # after CSR input, the entries not 0 (as csr_matrix stores a dense

@@ -3189,14 +3189,17 @@ cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
     b.example_indices = examples.indices if examples.indptr != NULL else NULL
 
 
-cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
+cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
+                         tuple kept=None):
     """Point the marks, panels or postings and panel norms of b (its
     capacity, n_features and examples set, its support in b.rows and
     b.sq_norms), the lists of its rows and its scratch of features, and the
-    buffers of n_blocks blocks to new arrays; list the rows of the support
-    and fill the panels or postings from them; returns the arrays, which
-    must outlive their use."""
-    cdef Py_ssize_t t, n_features, cap = b.capacity, d = b.n_features
+    buffers of n_blocks blocks to arrays (_point_blocks): new panels or
+    postings, and the others new or those of ``kept``, the arrays of a call
+    before on these rows; list the rows of the support not listed
+    (_list_rows) and fill the panels or postings from them; returns the
+    arrays, which must outlive their use."""
+    cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
     cdef bint sparse = b.example_indptr != NULL
     # The kernel rows over the support (of the blocks' examples, and of the
     # vector to merge) read it from panels, and the validation score of
@@ -3214,38 +3217,82 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     # 895 MB against 6.45 s and 575 MB at 40,000; on its text data (3,000
     # columns) 0.80 s against 0.78 s at 10,000 examples.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
-    cdef double[::1] panels = _line_aligned_zeros(
-        n_panels * SKPERC_PANEL * d
-        if skperc_dots_many_supported() and not sparse else 0)
-    cdef _PostedSupport posted = _PostedSupport(d, cap) if sparse else None
-    cdef double[::1] panel_sq = np.zeros(cap)
-    cdef unsigned char[::1] marks = np.zeros(2 * cap, dtype=np.uint8)
-    cdef int64_t[::1] lists = np.zeros(2 * cap, dtype=np.int64)
-    # the blocks of _block_size examples: rows of CSR examples over every
-    # feature in use (a vocabulary of 41,000 words: 10.5 MB a block)
     cdef Py_ssize_t size = _block_size(b)
-    cdef double[::1] x = np.zeros(n_blocks * size * d)
-    cdef double[::1] sq = np.zeros(n_blocks * size)
-    cdef double[::1] krows = np.zeros(n_blocks * size * cap)
-    cdef unsigned char[::1] finite_rows = np.zeros(n_blocks * size,
-                                                   dtype=np.uint8)
-    cdef int32_t[::1] nonzeros = np.zeros(d, dtype=np.int32)
-    # the lists of the rows: room for a quarter of the features a slot, an
-    # eighth of the memory of the rows
-    cdef Py_ssize_t room = d // 4
-    cdef int32_t[::1] row_features = np.zeros(
-        cap * room + 1 if sparse else 1, dtype=np.int32)
-    cdef Py_ssize_t[::1] row_counts = np.full(cap, -1, dtype=np.intp)
+    # Postings filled anew at each call hold each feature's entries in the
+    # order of the slots, in memory taken feature after feature. Kept
+    # from the call before, they hold them where merges left them: on the
+    # vocabulary data of benchmarks/bench_kernel_scale.py, 100,000
+    # examples, the products of the examples with the support took 17%
+    # longer, and the fit 4%.
+    filled = (
+        _line_aligned_zeros(n_panels * SKPERC_PANEL * d
+                            if skperc_dots_many_supported() and not sparse
+                            else 0),
+        _PostedSupport(d, cap) if sparse else None,
+    )
+    arrays = filled + (kept[2:] if kept is not None else (
+        np.zeros(cap),
+        np.zeros(2 * cap, dtype=np.uint8),
+        np.zeros(2 * cap, dtype=np.int64),
+        # the blocks of _block_size examples: rows of CSR examples over
+        # every feature in use (a vocabulary of 41,000 words: 10.5 MB a
+        # block)
+        np.zeros(n_blocks * size * d),
+        np.zeros(n_blocks * size),
+        np.zeros(n_blocks * size * cap),
+        np.zeros(n_blocks * size, dtype=np.uint8),
+        np.zeros(d, dtype=np.int32),
+        # the lists of the rows: room for a quarter of the features a slot,
+        # an eighth of the memory of the rows
+        np.zeros(cap * (d // 4) + 1 if sparse else 1, dtype=np.int32),
+        np.full(cap, -1, dtype=np.intp),
+    ))
+    _point_blocks(b, blocks, n_blocks, arrays)
+    _list_rows(b)
+    for t in range(b.n_support):
+        _mark(b, t)
+    _refresh_panels(b)
+    return arrays
+
+
+cdef void _list_rows(Support* b) noexcept nogil:
+    """With CSR examples, list the features of each row held that has no
+    list (none yet, or a merge's union that outgrew its room), found in
+    O(n_features): a row that fits its room again is read in O(its
+    features) from then on."""
+    cdef Py_ssize_t t, n_features
     cdef const int32_t* features
+    if b.row_counts == NULL:
+        return
+    for t in range(b.n_support):
+        if b.row_counts[t] < 0:
+            n_features = _row_features(b, t, &features)
+            _list_row(b, t, features, n_features)
+
+
+cdef void _point_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
+                        tuple arrays):
+    """Point b and the n_blocks blocks to the arrays of _hold_blocks, no
+    slot marked (those of a call before end with slots marked stale)."""
+    cdef double[::1] panels = arrays[0]
+    cdef _PostedSupport posted = arrays[1]
+    cdef double[::1] panel_sq = arrays[2]
+    cdef unsigned char[::1] marks = arrays[3]
+    cdef int64_t[::1] lists = arrays[4]
+    cdef double[::1] x = arrays[5]
+    cdef double[::1] sq = arrays[6]
+    cdef double[::1] krows = arrays[7]
+    cdef unsigned char[::1] finite_rows = arrays[8]
+    cdef int32_t[::1] nonzeros = arrays[9]
+    cdef int32_t[::1] row_features = arrays[10]
+    cdef Py_ssize_t[::1] row_counts = arrays[11]
+    cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
+    cdef Py_ssize_t size = _block_size(b)
+    cdef bint sparse = b.example_indptr != NULL
     b.nonzeros = &nonzeros[0]
     b.row_features = &row_features[0] if sparse else NULL
     b.row_counts = &row_counts[0] if sparse else NULL
-    b.list_room = room
-    # the rows held: their features, found
-    if sparse:
-        for t in range(b.n_support):
-            n_features = _row_features(b, t, &features)
-            _list_row(b, t, features, n_features)
+    b.list_room = d // 4
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
     b.postings = &posted.p if sparse else NULL
     b.panel_sq = &panel_sq[0]
@@ -3253,17 +3300,14 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks):
     b.stale.on = &marks[cap]
     b.dirty.slots = &lists[0]
     b.stale.slots = &lists[cap]
+    marks[:] = 0
     b.dirty.n = b.stale.n = 0
+    b.panel_n = b.n_support
     for t in range(n_blocks):
         blocks[t].x = &x[t * size * d]
         blocks[t].sq = &sq[t * size]
         blocks[t].krows = &krows[t * size * cap]
         blocks[t].finite = &finite_rows[t * size]
-    for t in range(b.n_support):
-        _mark(b, t)
-    _refresh_panels(b)
-    return (panels, posted, panel_sq, marks, lists, x, sq, krows,
-            finite_rows, nonzeros, row_features, row_counts)
 
 
 def run_budget_epochs(
@@ -3293,7 +3337,8 @@ def run_budget_epochs(
     among ``n_threads``, the same bits for any number.
 
     ``support`` holds the support vectors in slots: ``rows`` (capacity
-    rows), ``sq_norms`` (capacity, computed here), ``coef`` and
+    rows), ``sq_norms`` (capacity: those of the rows held, as
+    squared_norms sums them, kept here as a row is written), ``coef`` and
     ``avg_coef`` (one row per problem, ``avg_coef`` with no rows turns
     averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
     (number held, clock of entries, index of the first example of this
@@ -3301,8 +3346,11 @@ def run_budget_epochs(
     (a BudgetStrategy; BUDGET_MERGE and BUDGET_AVERAGING need KERNEL_RBF,
     and BUDGET_AVERAGING a support to project onto). With CSR examples it
     sets ``support.compact`` to the rows in use as a CSR matrix of their
-    values not 0, in feature order. The other arguments
-    are those of run_epochs, for the examples of this call. BUDGET_AVERAGING
+    values not 0, in feature order, and after a call that finishes
+    ``support.held`` to its working arrays, which the next call takes up
+    (None: set up anew, as for rows changed outside the loop). The other
+    arguments are those of run_epochs, for the examples of this call.
+    BUDGET_AVERAGING
     keeps the kernel values among the support that it computes when
     capacity^2 of them and their marks take at most ``cache_bytes``.
     Returns (epochs of each problem, whether each converged, whether the
@@ -3381,6 +3429,7 @@ def run_budget_epochs(
     cdef Block[2] blocks
     cdef Threads threads
     cdef double[::1] busy = np.zeros(max(1, n_threads))
+    cdef int finished
 
     # the kernel on the support, and the examples' rows
     cdef Kernel examples
@@ -3393,7 +3442,6 @@ def run_budget_epochs(
     b.n_features = d
     b.n_support = state[0]
     for ii in range(b.n_support):
-        sv_sq[ii] = squared_norm(&rows[ii, 0], d)
         # a run continued over calls on one batch (early stopping) finds
         # the slots of the batch's examples again
         if 0 <= index[ii] - state[2] < n:
@@ -3425,18 +3473,37 @@ def run_budget_epochs(
     b.snap_n = &snap_n[0]
     b.snap_version = &snap_version[0]
     b.version_refs = &version_refs[0]
-    held = _hold_blocks(&b, blocks, 2)
+    # On CSR examples, the working arrays that the last call on this
+    # support left, when nothing but the loop changed its rows since: the
+    # lists of the rows' features, the blocks' rows over every feature in
+    # use, zeros again (the postings are filled anew). Set up anew, the
+    # lists cost a scan of every row, and the blocks the first touches of
+    # their pages, at each epoch of early stopping: on the vocabulary data
+    # of benchmarks/bench_kernel_scale.py (budget 500, merge, alternating)
+    # a fit of 10,000 examples took 1.34 to 1.43 s on one thread and 1.39
+    # to 1.44 s on two, against 1.17 to 1.30 s and 1.22 to 1.24 s with
+    # them kept (and the rows' squared norms kept, not summed again at each
+    # call); of 40,000, 4.73 to 4.90 s against 4.17 to 4.24 s (one thread).
+    key = (cap, d, b.example_indptr != NULL)
+    kept, support.held = support.held, None
+    held = _hold_blocks(&b, blocks, 2,
+                        kept[1] if kept is not None and kept[0] == key
+                        else None)
+    kept = None
     threads.n = busy.shape[0]
     threads.busy = &busy[0]
     _begin_epoch_threads(&threads)
 
     with nogil:
-        _run_budget_epochs(
+        finished = _run_budget_epochs(
             &b, &kernel, &examples, &diag[0], &y[0], &weight[0], &visit[0],
             visit.shape[0], &e, &delta[0], &delta_avg[0], blocks, &threads,
         )
     state[0] = b.n_support
     state[1] = b.clock
+    if finished and b.example_indptr != NULL:
+        # (the blocks' rows zeros again, as the next call expects them)
+        support.held = (key, held)
     if b.postings != NULL:
         support.compact = _posted_rows(&b)
     closed = close_epochs(&e, run, opened)

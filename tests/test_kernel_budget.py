@@ -17,6 +17,7 @@ from sparse_data import spread_columns, word_rows
 import skperc._kernel_perceptron as kernel_module
 from skperc import KernelPerceptron
 from skperc._kernel_perceptron import BudgetSupport
+from skperc._kernel_perceptron_fast import squared_norms
 from skperc.schedules import RelativeThreshold, ThresholdSchedule
 
 
@@ -333,6 +334,93 @@ def test_the_loop_on_csr_examples_leaves_its_support_as_csr_rows(
     # every epoch, and merges that leave the rows far from dense
     assert len(calls) > model.n_iter_ + 1
     assert 0 < max(calls) < 40 * 3000 / 2
+
+
+@pytest.mark.parametrize("strategy", ["merge", "project", "remove"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_the_loop_keeps_the_squared_norms_of_its_rows(strategy, sparse, monkeypatch):
+    """A call of the budgeted loop reads the squared norms of the support
+    that the call before left (or BudgetSupport.holding computed), and sums
+    no row again: after every call (the epochs of early stopping, the
+    averaging epoch, the batches of partial_fit), each slot in use holds
+    squared_norms of its row, bit for bit, after merges, projections and
+    removals have rewritten and moved rows."""
+    calls = []
+    run_budget_epochs = kernel_module.run_budget_epochs
+
+    def checked(X, *args, **kwargs):
+        support = args[6]
+        held = support.n_support
+        assert_array_equal(
+            support.sq_norms[:held].view(np.uint64),
+            squared_norms(support.rows[:held]).view(np.uint64),
+        )
+        result = run_budget_epochs(X, *args, **kwargs)
+        held = support.n_support
+        assert_array_equal(
+            support.sq_norms[:held].view(np.uint64),
+            squared_norms(support.rows[:held]).view(np.uint64),
+        )
+        calls.append(held)
+        return result
+
+    monkeypatch.setattr(kernel_module, "run_budget_epochs", checked)
+    if sparse:
+        X, y, _ = word_rows(2500, 3000, 12, n_classes=3, seed=0)
+    else:
+        X, _, y, _ = clustered_sample(0)
+    model = KernelPerceptron(budget=40, budget_strategy=strategy, random_state=0)
+    model.fit(X, y)
+    # every epoch, then the averaging epoch
+    n_calls = len(calls)
+    assert n_calls == model.n_iter_ + 1 > 2
+    model.partial_fit(X[:300], y[:300])
+    model.partial_fit(X[300:600], y[300:600])
+    assert len(calls) == n_calls + 2
+    assert calls[-1] == 40
+
+
+@pytest.mark.parametrize("strategy", ["merge", "project", "remove"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_call_that_takes_up_the_last_ones_arrays_keeps_the_bits(
+    strategy, n_jobs, monkeypatch
+):
+    """Each epoch of early stopping calls the budgeted loop, which on CSR
+    examples takes up the working arrays that the call before left (the
+    lists of the rows' features, the blocks' rows over every feature in
+    use, zeros again): the model has the bits of one whose every call sets
+    them up anew, and a call after a snapshot resumed sets them up anew."""
+    run_budget_epochs = kernel_module.run_budget_epochs
+    taken_up = []
+
+    def fresh(X, *args, **kwargs):
+        args[6].held = None
+        return run_budget_epochs(X, *args, **kwargs)
+
+    def counted(X, *args, **kwargs):
+        taken_up.append(args[6].held is not None)
+        return run_budget_epochs(X, *args, **kwargs)
+
+    X, y, _ = word_rows(2500, 3000, 12, n_classes=3, seed=1)
+    models = []
+    for loop in (fresh, counted):
+        monkeypatch.setattr(kernel_module, "run_budget_epochs", loop)
+        model = KernelPerceptron(
+            budget=40, budget_strategy=strategy, n_jobs=n_jobs, random_state=1
+        )
+        models.append(model.fit(X, y))
+    # all but the first epoch's call, and the averaging epoch's after the
+    # best support was resumed
+    assert taken_up == [False] + [True] * (models[1].n_iter_ - 1) + [False]
+    assert models[1].n_iter_ > 2
+    for name in ("dual_coef_", "intercept_", "n_updates_"):
+        assert_array_equal(getattr(models[0], name), getattr(models[1], name))
+    support = [model.support_vectors_.toarray() for model in models]
+    assert_array_equal(support[0].view(np.uint64), support[1].view(np.uint64))
+    assert_array_equal(
+        models[0].decision_function(X[:200]).view(np.uint64),
+        models[1].decision_function(X[:200]).view(np.uint64),
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
