@@ -3194,11 +3194,11 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     """Point the marks, panels or postings and panel norms of b (its
     capacity, n_features and examples set, its support in b.rows and
     b.sq_norms), the lists of its rows and its scratch of features, and the
-    buffers of n_blocks blocks to arrays (_point_blocks): new panels or
-    postings, and the others new or those of ``kept``, the arrays of a call
-    before on these rows; list the rows of the support not listed
-    (_list_rows) and fill the panels or postings from them; returns the
-    arrays, which must outlive their use."""
+    buffers of n_blocks blocks to arrays: new panels or postings, and the
+    others new or ``kept``, those that a call before on these rows left (its
+    slots marked stale: cleared); list the rows of the support not listed
+    (_list_rows) and fill the panels or postings from them. Returns
+    (panels or postings, the others), which must outlive their use."""
     cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
     cdef bint sparse = b.example_indptr != NULL
     # The kernel rows over the support (of the blocks' examples, and of the
@@ -3224,35 +3224,61 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     # vocabulary data of benchmarks/bench_kernel_scale.py, 100,000
     # examples, the products of the examples with the support took 17%
     # longer, and the fit 4%.
-    filled = (
-        _line_aligned_zeros(n_panels * SKPERC_PANEL * d
-                            if skperc_dots_many_supported() and not sparse
-                            else 0),
-        _PostedSupport(d, cap) if sparse else None,
-    )
-    arrays = filled + (kept[2:] if kept is not None else (
-        np.zeros(cap),
-        np.zeros(2 * cap, dtype=np.uint8),
-        np.zeros(2 * cap, dtype=np.int64),
-        # the blocks of _block_size examples: rows of CSR examples over
-        # every feature in use (a vocabulary of 41,000 words: 10.5 MB a
-        # block)
-        np.zeros(n_blocks * size * d),
-        np.zeros(n_blocks * size),
-        np.zeros(n_blocks * size * cap),
-        np.zeros(n_blocks * size, dtype=np.uint8),
-        np.zeros(d, dtype=np.int32),
-        # the lists of the rows: room for a quarter of the features a slot,
-        # an eighth of the memory of the rows
-        np.zeros(cap * (d // 4) + 1 if sparse else 1, dtype=np.int32),
-        np.full(cap, -1, dtype=np.intp),
-    ))
-    _point_blocks(b, blocks, n_blocks, arrays)
+    cdef double[::1] panels = _line_aligned_zeros(
+        n_panels * SKPERC_PANEL * d
+        if skperc_dots_many_supported() and not sparse else 0)
+    cdef _PostedSupport posted = _PostedSupport(d, cap) if sparse else None
+    if kept is None:
+        kept = (
+            np.zeros(cap),
+            np.zeros(2 * cap, dtype=np.uint8),
+            np.zeros(2 * cap, dtype=np.int64),
+            # the blocks of _block_size examples: rows of CSR examples over
+            # every feature in use (a vocabulary of 41,000 words: 10.5 MB a
+            # block)
+            np.zeros(n_blocks * size * d),
+            np.zeros(n_blocks * size),
+            np.zeros(n_blocks * size * cap),
+            np.zeros(n_blocks * size, dtype=np.uint8),
+            np.zeros(d, dtype=np.int32),
+            # the lists of the rows: room for a quarter of the features a
+            # slot, an eighth of the memory of the rows
+            np.zeros(cap * (d // 4) + 1 if sparse else 1, dtype=np.int32),
+            np.full(cap, -1, dtype=np.intp),
+        )
+    cdef double[::1] panel_sq = kept[0]
+    cdef unsigned char[::1] marks = kept[1]
+    cdef int64_t[::1] lists = kept[2]
+    cdef double[::1] x = kept[3]
+    cdef double[::1] sq = kept[4]
+    cdef double[::1] krows = kept[5]
+    cdef unsigned char[::1] finite_rows = kept[6]
+    cdef int32_t[::1] nonzeros = kept[7]
+    cdef int32_t[::1] row_features = kept[8]
+    cdef Py_ssize_t[::1] row_counts = kept[9]
+    b.nonzeros = &nonzeros[0]
+    b.row_features = &row_features[0] if sparse else NULL
+    b.row_counts = &row_counts[0] if sparse else NULL
+    b.list_room = d // 4
+    b.panels = &panels[0] if panels.shape[0] > 0 else NULL
+    b.postings = &posted.p if sparse else NULL
+    b.panel_sq = &panel_sq[0]
+    b.dirty.on = &marks[0]
+    b.stale.on = &marks[cap]
+    b.dirty.slots = &lists[0]
+    b.stale.slots = &lists[cap]
+    marks[:] = 0
+    b.dirty.n = b.stale.n = 0
+    for t in range(n_blocks):
+        blocks[t].x = &x[t * size * d]
+        blocks[t].sq = &sq[t * size]
+        blocks[t].krows = &krows[t * size * cap]
+        blocks[t].finite = &finite_rows[t * size]
     _list_rows(b)
     for t in range(b.n_support):
         _mark(b, t)
     _refresh_panels(b)
-    return arrays
+    return (panels, posted), kept
 
 
 cdef void _list_rows(Support* b) noexcept nogil:
@@ -3268,46 +3294,6 @@ cdef void _list_rows(Support* b) noexcept nogil:
         if b.row_counts[t] < 0:
             n_features = _row_features(b, t, &features)
             _list_row(b, t, features, n_features)
-
-
-cdef void _point_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
-                        tuple arrays):
-    """Point b and the n_blocks blocks to the arrays of _hold_blocks, no
-    slot marked (those of a call before end with slots marked stale)."""
-    cdef double[::1] panels = arrays[0]
-    cdef _PostedSupport posted = arrays[1]
-    cdef double[::1] panel_sq = arrays[2]
-    cdef unsigned char[::1] marks = arrays[3]
-    cdef int64_t[::1] lists = arrays[4]
-    cdef double[::1] x = arrays[5]
-    cdef double[::1] sq = arrays[6]
-    cdef double[::1] krows = arrays[7]
-    cdef unsigned char[::1] finite_rows = arrays[8]
-    cdef int32_t[::1] nonzeros = arrays[9]
-    cdef int32_t[::1] row_features = arrays[10]
-    cdef Py_ssize_t[::1] row_counts = arrays[11]
-    cdef Py_ssize_t t, cap = b.capacity, d = b.n_features
-    cdef Py_ssize_t size = _block_size(b)
-    cdef bint sparse = b.example_indptr != NULL
-    b.nonzeros = &nonzeros[0]
-    b.row_features = &row_features[0] if sparse else NULL
-    b.row_counts = &row_counts[0] if sparse else NULL
-    b.list_room = d // 4
-    b.panels = &panels[0] if panels.shape[0] > 0 else NULL
-    b.postings = &posted.p if sparse else NULL
-    b.panel_sq = &panel_sq[0]
-    b.dirty.on = &marks[0]
-    b.stale.on = &marks[cap]
-    b.dirty.slots = &lists[0]
-    b.stale.slots = &lists[cap]
-    marks[:] = 0
-    b.dirty.n = b.stale.n = 0
-    b.panel_n = b.n_support
-    for t in range(n_blocks):
-        blocks[t].x = &x[t * size * d]
-        blocks[t].sq = &sq[t * size]
-        blocks[t].krows = &krows[t * size * cap]
-        blocks[t].finite = &finite_rows[t * size]
 
 
 def run_budget_epochs(
@@ -3484,12 +3470,9 @@ def run_budget_epochs(
     # to 1.44 s on two, against 1.17 to 1.30 s and 1.22 to 1.24 s with
     # them kept (and the rows' squared norms kept, not summed again at each
     # call); of 40,000, 4.73 to 4.90 s against 4.17 to 4.24 s (one thread).
-    key = (cap, d, b.example_indptr != NULL)
     kept, support.held = support.held, None
     held = _hold_blocks(&b, blocks, 2,
-                        kept[1] if kept is not None and kept[0] == key
-                        else None)
-    kept = None
+                        kept if b.example_indptr != NULL else None)
     threads.n = busy.shape[0]
     threads.busy = &busy[0]
     _begin_epoch_threads(&threads)
@@ -3503,7 +3486,7 @@ def run_budget_epochs(
     state[1] = b.clock
     if finished and b.example_indptr != NULL:
         # (the blocks' rows zeros again, as the next call expects them)
-        support.held = (key, held)
+        support.held = held[1]
     if b.postings != NULL:
         support.compact = _posted_rows(&b)
     closed = close_epochs(&e, run, opened)
