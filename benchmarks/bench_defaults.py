@@ -33,7 +33,7 @@ where SVC takes 20 ms or more, and at least its accuracy - 0.01.
 
 ``--estimators kernel_early_stopping`` adds the table of
 ``KernelPerceptron(early_stopping=True)`` against ``SVC()`` (the default,
-``"auto"``, splits only samples of more than 10,000 examples).
+``"auto"``, splits only samples of more than 2,000 examples).
 
 ``--grid`` instead times the README's grid search over ``beta`` on digits:
 ``GridSearchCV(make_pipeline(StandardScaler(), MarginPerceptron(...)),

@@ -46,7 +46,7 @@ medians over all of them (the largest peak memory), and a line after each
 its median time and accuracy for each seed. The order in which a
 KernelPerceptron visits the examples, and its validation split, follow
 its seed, and with them the epochs that early stopping runs: on the
-clusters, 8 to 20 at 10,000 examples. The KernelPerceptrons fit with each of
+clusters, 7 to 11 at 10,000 examples. The KernelPerceptrons fit with each of
 ``--n-jobs`` (the repeats of the different numbers of jobs interleaved, so
 that a change in the machine's load falls on all of them), and "x 1 job"
 is the time with one job over the time with these: the speed-up of the

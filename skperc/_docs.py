@@ -56,8 +56,9 @@ average : bool or "auto", default="auto"
     "stop_reason_": """
 stop_reason_ : {"separated", "no_improvement", "max_iter"}
     Why the last call stopped: every problem converged; the others were
-    ended by the stopping rule (``tol``, or the validation score of early
-    stopping where the estimator has it); or some problem used up its
+    ended by the stopping rule (``tol``, or, with early stopping where the
+    estimator has it, the validation score or the settled answer of
+    :class:`~skperc.KernelPerceptron`); or some problem used up its
     epochs (``max_iter``, or the one epoch of :meth:`partial_fit`). Only
     ``"max_iter"`` in :meth:`fit` warns.
 """,

@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
 from skperc import KernelPerceptron, MarginPerceptron
-from skperc._early_stopping import validation_split
+from skperc._early_stopping import SETTLED_SHARE, validation_split
 
 GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
 
@@ -198,15 +198,68 @@ def test_the_answer_scores_the_best_validation_score(budget, seed):
     assert not np.isin(model.support_, validation).any()
 
 
-def test_a_noisy_run_stops_at_its_validation_score_without_warning():
-    X, y = noisy(n_samples=1000, random_state=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        stopped = KernelPerceptron(early_stopping=True, random_state=0).fit(X, y)
-    assert stopped.stop_reason_ == "no_improvement"
-    assert not stopped.converged_
-    # n_iter_no_change=5 epochs after the best
-    assert stopped.n_iter_ == np.argmax(stopped.validation_scores_) + 1 + 5
+def answer_changes(X, y, weight, seed, n_epochs, **params):
+    """The share of the training part of seed's split, weighted by weight,
+    whose class the answer of each epoch 2 to n_epochs changes: the answers
+    of runs of 1 to n_epochs epochs on the training part alone (the same
+    bits as the run with early stopping, see above)."""
+    train, _ = split(y, 0.1, seed)
+    classes = [
+        fit_quietly(
+            KernelPerceptron(
+                tol=None,
+                max_iter=epochs,
+                early_stopping=False,
+                average=True,
+                random_state=seed,
+                **params,
+            ),
+            X[train],
+            y[train],
+            sample_weight=weight[train],
+        ).predict(X[train])
+        for epochs in range(1, n_epochs + 1)
+    ]
+    return [
+        np.average(classes[e] != classes[e - 1], weights=weight[train])
+        for e in range(1, n_epochs)
+    ]
+
+
+def stopping_epoch(scores, changes, n_iter_no_change):
+    """The epoch the rule ends a noisy run at: the first whose answer changed
+    the class of at most SETTLED_SHARE of the training part, or
+    n_iter_no_change epochs after the best validation score (its first
+    occurrence)."""
+    for epoch in range(2, len(scores) + 1):
+        best = int(np.argmax(scores[:epoch])) + 1
+        if changes[epoch - 2] <= SETTLED_SHARE or epoch - best >= n_iter_no_change:
+            return epoch
+    return None
+
+
+def test_a_noisy_run_ends_when_its_answer_settles_or_its_score_stalls():
+    """On random noisy samples of two and three classes, weighted, without a
+    warning, the default run (the sample is split) ends at the first epoch
+    whose answer settled or n_iter_no_change epochs after its best score;
+    each rule ends some of them."""
+    settled = []
+    for seed in range(8):
+        X, y = noisy(n_samples=2500, n_classes=2 + seed % 2, random_state=seed)
+        # a tenth of the examples weigh 10 times the others
+        weight = np.where(np.random.RandomState(seed).rand(len(y)) < 0.1, 10.0, 1.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model = KernelPerceptron(gamma=GAMMA, random_state=seed)
+            model.fit(X, y, sample_weight=weight)
+        assert model.stop_reason_ == "no_improvement"
+        assert not model.converged_
+        changes = answer_changes(X, y, weight, seed, model.n_iter_, gamma=GAMMA)
+        assert model.n_iter_ == stopping_epoch(
+            model.validation_scores_, changes, model.n_iter_no_change
+        )
+        settled.append(changes[-1] <= SETTLED_SHARE)
+    assert any(settled) and not all(settled), settled
 
 
 def test_a_separated_training_part_ends_the_run_with_its_last_function():
