@@ -55,8 +55,8 @@ def epochs_until_stalled(
     ``snapshot()`` is taken when it is the best so far. Ends at an epoch
     that separates, ``n_iter_no_change`` epochs after the best score, at an
     epoch after which ``changed()``, if given, the share of the training
-    part whose predicted class the epoch changed, is at most
-    SETTLED_SHARE, or after ``max_iter`` epochs. A best score of 1 (no
+    part whose predicted class the epoch changed (None after the first), is
+    at most SETTLED_SHARE, or after ``max_iter`` epochs. A best score of 1 (no
     validation example wrong) is no sign of noise to stop on: neither rule
     ends a run while it ``may_separate`` its training part (not under a
     full budget, which keeps the function moving). Sets
@@ -81,7 +81,10 @@ def epochs_until_stalled(
         if may_separate and estimator.best_validation_score_ == 1.0:
             since_best = 0
             continue
-        settled = changed is not None and changed() <= SETTLED_SHARE
+        share = None if changed is None else changed()
+        if share is not None and estimator.verbose > 0:
+            print(f"-- Classes changed: {share:.2%} of the training part")
+        settled = share is not None and share <= SETTLED_SHARE
         if settled or since_best >= estimator.n_iter_no_change:
             return epoch + 1, False, True, best
     return estimator.max_iter, False, False, best

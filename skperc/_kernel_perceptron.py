@@ -1200,7 +1200,7 @@ class KernelPerceptron(BasePerceptron):
             f, g = function_on(work, train)
             classes = predicted_codes(_answer(f, g, counters.n_steps, answered()).T)
             share = (
-                1.0
+                None
                 if last_classes is None
                 else weighted_share(classes != last_classes, weight[train])
             )

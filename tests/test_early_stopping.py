@@ -339,6 +339,7 @@ def test_verbose_prints_the_validation_scores(capsys):
     )
     out = capsys.readouterr().out
     assert "-- Validation score: " in out
+    assert "% of the training part" in out
     assert "-- Stopped: no_improvement" in out
     # the epochs of the run are numbered on from call to call
     assert "-- Epoch 2:" in out
