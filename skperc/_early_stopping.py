@@ -92,8 +92,9 @@ def epochs_until_stalled(
 
 def predicted_codes(scores):
     """The class indices that predict gives for the one-vs-rest decision
-    values ``scores``, of shape (n_samples, n_problems): a binary problem's
-    value >= 0 is the second class; else the largest wins."""
+    values (or a network's outputs) ``scores``, of shape (n_samples,
+    n_problems): a binary problem's value >= 0 is the second class; else the
+    largest wins."""
     if scores.shape[1] == 1:
         return (scores[:, 0] >= 0).astype(np.intp)
     return scores.argmax(axis=1)

@@ -1085,7 +1085,15 @@ class KernelPerceptron(BasePerceptron):
                 return work.f[:, columns], work.g[:, columns]
 
             train, progress, averaged, work, counters = self._validated_epochs(
-                epochs, work, counters, codes, weight, n_old, function_on, True, True
+                epochs,
+                work,
+                counters,
+                codes,
+                weight,
+                n_old,
+                function_on,
+                True,
+                settles=True,
             )
         else:
             train = np.arange(X.shape[0])
@@ -1188,17 +1196,20 @@ class KernelPerceptron(BasePerceptron):
         def answered(stopped=True):
             return self._averaged(np.full(k, stopped), work.n_support, in_fit=True)
 
+        def answer_on(rows):
+            # the decision values of the function that would answer, (n, k)
+            f, g = function_on(work, rows)
+            return _answer(f, g, counters.n_steps, answered()).T
+
         def score():
-            f, g = function_on(work, validation)
-            f = _answer(f, g, counters.n_steps, answered())
-            return weighted_accuracy(f.T, codes[validation], weight[validation])
+            scores = answer_on(validation)
+            return weighted_accuracy(scores, codes[validation], weight[validation])
 
         last_classes = None
 
         def changed():
             nonlocal last_classes
-            f, g = function_on(work, train)
-            classes = predicted_codes(_answer(f, g, counters.n_steps, answered()).T)
+            classes = predicted_codes(answer_on(train))
             share = (
                 None
                 if last_classes is None

@@ -31,7 +31,7 @@ from ._compat import (
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
-from ._early_stopping import check_validation_split
+from ._early_stopping import check_validation_split, predicted_codes
 from ._nonfinite import raise_non_finite
 from .schedules import (
     ConstantThreshold,
@@ -466,7 +466,7 @@ class MarginMLPClassifier(
             ``classes_[0]``; with several classes, the class of the largest
             output.
         """
-        codes = _predicted_codes(self._outputs(X))
+        codes = predicted_codes(self._outputs(X))
         return self.classes_[codes]
 
     def __sklearn_tags__(self):
@@ -878,15 +878,8 @@ class MarginMLPClassifier(
 
     def _accuracy(self, X, codes, weight):
         """Weighted accuracy on validated data, given as class indices."""
-        predicted = _predicted_codes(self._forward(X, self.hidden_thresholds_)[-1])
+        predicted = predicted_codes(self._forward(X, self.hidden_thresholds_)[-1])
         return float(np.average(predicted == codes, weights=weight))
-
-
-def _predicted_codes(scores):
-    """The index in classes_ of each prediction from the output units."""
-    if scores.shape[1] == 1:
-        return (scores[:, 0] >= 0).astype(np.intp)
-    return scores.argmax(axis=1)
 
 
 def _follow_radius(radius, norms, rule):
