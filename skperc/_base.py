@@ -661,10 +661,15 @@ class BasePerceptron(
             stop_when_separated=stop_when_separated,
             verbose=self.verbose,
             tol=float(self.tol or 0.0),
-            n_iter_no_change=self.n_iter_no_change if rule else 0,
+            n_iter_no_change=self._patience() if rule else 0,
             record_updates=self.record_updates,
             first_epoch=first_epoch,
         )
+
+    def _patience(self):
+        """The epochs without fewer sign mistakes that the stopping rule
+        waits for."""
+        return self.n_iter_no_change
 
     def _averaged(self, stopped):
         """Which problems answer with their averaged function: every one

@@ -15,7 +15,7 @@ alpha : float, default=1.3
     not used by the other thresholds. Values near 2 give margins near the
     optimum but need many more epochs.
 """,
-    "stopping": """
+    "tol": """
 tol : float or None, default=0.01
     The stopping rule for data that is not separable: :meth:`fit` ends a
     one-vs-rest problem whose sign mistakes (``y f(x) <= 0`` when visited)
@@ -26,7 +26,8 @@ tol : float or None, default=0.01
     separator; see the Notes. ``None`` turns the rule off: the papers'
     algorithms, which stop only after an epoch without an update, or
     after ``max_iter`` epochs.
-
+""",
+    "n_iter_no_change": """
 n_iter_no_change : int, default=5
     The number of epochs without fewer sign mistakes that the stopping
     rule waits for.

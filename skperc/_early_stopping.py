@@ -47,13 +47,13 @@ SETTLED_SHARE = 0.0025
 
 
 def epochs_until_stalled(
-    estimator, one_epoch, score, snapshot, may_separate=True, changed=None
+    estimator, one_epoch, score, snapshot, patience, may_separate=True, changed=None
 ):
     """The epochs of a fit with early stopping: ``one_epoch(epoch)`` trains
     an epoch on the training part and says whether it separated it; after
     one that did not, ``score()`` is the validation score, and
     ``snapshot()`` is taken when it is the best so far. Ends at an epoch
-    that separates, ``n_iter_no_change`` epochs after the best score, at an
+    that separates, ``patience`` epochs after the best score, at an
     epoch after which ``changed()``, if given, the share of the training
     part whose predicted class the epoch changed (None after the first), is
     at most SETTLED_SHARE, or after ``max_iter`` epochs. A best score of 1 (no
@@ -85,7 +85,7 @@ def epochs_until_stalled(
         if share is not None and estimator.verbose > 0:
             print(f"-- Classes changed: {share:.2%} of the training part")
         settled = share is not None and share <= SETTLED_SHARE
-        if settled or since_best >= estimator.n_iter_no_change:
+        if settled or since_best >= patience:
             return epoch + 1, False, True, best
     return estimator.max_iter, False, False, best
 

@@ -224,7 +224,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         the stopping rule ended the run, raises a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
 
-    {{stopping}}
+    {{tol}}
+
+    {{n_iter_no_change}}
 
     early_stopping : bool, default=False
         Whether :meth:`fit` sets aside a stratified ``validation_fraction``
@@ -653,7 +655,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             return weighted_accuracy(scores, codes[validation], weight[validation])
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
-            self, one_epoch, score, lambda: (self._run.copy(), len(recorded))
+            self,
+            one_epoch,
+            score,
+            lambda: (self._run.copy(), len(recorded)),
+            self.n_iter_no_change,
         )
         if converged:
             # not averaged: the last weights separate the training part (and

@@ -16,6 +16,11 @@ from skperc import KernelPerceptron, MarginPerceptron
 from skperc._early_stopping import SETTLED_SHARE, validation_split
 
 GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
+# the epochs after the best score that end a run with n_iter_no_change="auto"
+# (KernelPerceptron's default): as scikit-learn's default, but fewer under a
+# budget that binds
+AUTO_PATIENCE = 5
+BUDGETED_AUTO_PATIENCE = 2
 
 
 def noisy(n_samples=600, n_classes=2, random_state=0):
@@ -256,10 +261,48 @@ def test_a_noisy_run_ends_when_its_answer_settles_or_its_score_stalls():
         assert not model.converged_
         changes = answer_changes(X, y, weight, seed, model.n_iter_, gamma=GAMMA)
         assert model.n_iter_ == stopping_epoch(
-            model.validation_scores_, changes, model.n_iter_no_change
+            model.validation_scores_, changes, AUTO_PATIENCE
         )
         settled.append(changes[-1] <= SETTLED_SHARE)
     assert any(settled) and not all(settled), settled
+
+
+@pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
+def test_a_run_that_the_budget_binds_waits_fewer_epochs_after_its_best(strategy):
+    """On random noisy samples of two and three classes that a budget binds,
+    the default run ends BUDGETED_AUTO_PATIENCE epochs after its best
+    validation score (its first occurrence), and an explicit
+    n_iter_no_change is kept; unbudgeted, the same samples wait
+    AUTO_PATIENCE."""
+    stops = {}
+    for seed in range(6):
+        X, y = noisy(n_samples=1200, n_classes=2 + seed % 2, random_state=seed)
+        for budget, n_iter_no_change, patience in [
+            (60, "auto", BUDGETED_AUTO_PATIENCE),
+            (60, 4, 4),
+            (None, "auto", AUTO_PATIENCE),
+        ]:
+            model = KernelPerceptron(
+                gamma=GAMMA,
+                budget=budget,
+                budget_strategy=strategy,
+                early_stopping=True,
+                n_iter_no_change=n_iter_no_change,
+                random_state=seed,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", ConvergenceWarning)
+                model.fit(X, y)
+            assert model.stop_reason_ == "no_improvement"
+            best = int(np.argmax(model.validation_scores_)) + 1
+            after = model.n_iter_ - best
+            if budget is None:
+                # or earlier, where the answer settled
+                assert after <= patience
+            else:
+                assert after == patience
+            stops.setdefault((budget, n_iter_no_change), []).append(after)
+    assert max(stops[None, "auto"]) > BUDGETED_AUTO_PATIENCE, stops
 
 
 def test_a_separated_training_part_ends_the_run_with_its_last_function():
@@ -375,6 +418,9 @@ def test_a_perfect_validation_score_does_not_stop_a_separable_run():
                 assert estimator.converged_
                 assert estimator.stop_reason_ == "separated"
                 best = estimator.validation_scores_.index(1.0) + 1
-                late += estimator.n_iter_ > best + estimator.n_iter_no_change
+                patience = estimator.n_iter_no_change
+                if patience == "auto":
+                    patience = AUTO_PATIENCE
+                late += estimator.n_iter_ > best + patience
     # runs that a count from the best score alone would have stopped
     assert late >= 3

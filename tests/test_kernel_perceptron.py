@@ -523,8 +523,12 @@ def test_partial_fit_is_one_epoch_of_fit(budget, n_classes):
 
 def test_budget_bounds_the_support_and_warns_on_no_convergence():
     X, y = noisy_sample(n_samples=200, random_state=13)
+    # a patience that max_iter ends first
+    estimator = KernelPerceptron(
+        budget=10, max_iter=5, n_iter_no_change=5, random_state=0
+    )
     with pytest.warns(ConvergenceWarning, match="max_iter=5"):
-        estimator = KernelPerceptron(budget=10, max_iter=5, random_state=0).fit(X, y)
+        estimator.fit(X, y)
     assert len(estimator.support_) == 10
     assert not estimator.converged_
 
