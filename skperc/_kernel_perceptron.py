@@ -238,8 +238,9 @@ class BudgetSupport(_ArrayState):
     loop on CSR examples, the slots in use as a CSR matrix of their values
     not 0 (from the loop's postings, without a scan of the rows), else
     None. ``held``: after a call on CSR examples, the loop's working arrays
-    as it left them (the lists of the rows' features, the rows of its blocks
-    of examples), for its next call while only the loop changes the rows;
+    as it left them (the lists of the rows' features and their values, the
+    rows of its blocks of examples), for its next call while only the loop
+    changes the rows;
     None after they are set from outside it."""
 
     rows: np.ndarray

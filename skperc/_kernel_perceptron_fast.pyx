@@ -1938,6 +1938,19 @@ cdef enum:
 cdef enum:
     BUDGET_BLOCK = 64
     SPARSE_BUDGET_BLOCK = 32
+# With CSR examples, a support vector listed at up to VALUE_ROOM features
+# keeps its values there beside its list (Support.row_values), which the
+# loop reads in the order of the list where the dense rows would be read at
+# features scattered over the features in use: the values that an example
+# computes again, a merge, the postings. A longer list is read from the
+# row. On the vocabulary data of benchmarks/bench_kernel_scale.py (10,000
+# examples, budget 500, merge, one thread, three fits, alternating) the fits
+# took 2.29 and 2.33 s against 2.65 and 2.80 s reading the rows alone; the
+# same with a room of 2,048 (2.01 and 2.09 s against 2.04 and 2.11 s in a
+# later run) for 9 MB more, and with the room of the lists (a quarter of the
+# features in use: 2.29 and 2.35 s) for 37 MB more at the peak.
+cdef enum:
+    VALUE_ROOM = 512
 
 
 cdef struct Marks:
@@ -2038,13 +2051,21 @@ cdef struct Support:
     # with CSR examples (else NULL): the features of each slot's row that
     # are not +0, in increasing order (a superset of them: an example's
     # stored ones, or the union of a merge's two lists), list_room of room a
-    # slot, and their count, -1 for a row not listed (more than list_room,
-    # or not known), whose features are found when needed; a row is +0 at
+    # slot, the row's values there for a list of at most VALUE_ROOM
+    # (row_values: the row read in the order of its list, where the rows
+    # scatter its features over n_features), and their count, -1 for a row
+    # not listed (more than list_room, or not known), whose features are
+    # found when needed; a row is +0 at
     # every feature not listed. nonzeros ((n_features,) scratch) holds the
-    # features found, or the union of a merge's two lists
+    # features found, or the union of a merge's two lists, and
+    # nonzero_values (the same) the merged row's values there; scattered
+    # ((n_features,), +0 between the calls that fill it) an example's values
     int32_t* row_features
+    double* row_values
     Py_ssize_t* row_counts
     int32_t* nonzeros
+    double* nonzero_values
+    double* scattered
     Py_ssize_t list_room
     # the slots whose row changed since the last _refresh_panels, and since
     # the kernel rows of the block that the loop examines
@@ -2138,6 +2159,9 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
     cdef Py_ssize_t i = 0, j = 0, k = p.posted_n[s], n = 0, m = 0, f, e
     cdef const int32_t* features
     cdef const double* row = b.rows + s * b.n_features
+    # a listed row read in the order of its list: values[j] is row[features[j]]
+    cdef const double* values = _row_values(b, s)
+    cdef double value
     cdef Posted* old = p.posted[s]
     cdef Posted* new = p.scratch
     if s < b.n_support:
@@ -2149,15 +2173,16 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
             i += 1
             continue
         f = features[j]
+        value = values[j] if values != NULL else row[f]
         if i < k and old[i].feature == f:
             e = old[i].place
             i += 1
-            if row[f] == 0.0:
+            if value == 0.0:
                 _take_out(p, f, e)
                 j += 1
                 continue
         else:
-            if row[f] == 0.0:
+            if value == 0.0:
                 j += 1
                 continue
             e = p.count[f]
@@ -2166,7 +2191,7 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
                                &p.room[f], e + 1)
             p.entries[f][e].slot = <int32_t>s
             p.count[f] += 1
-        p.entries[f][e].value = row[f]
+        p.entries[f][e].value = value
         p.entries[f][e].back = <int32_t>m
         new[m].feature = <int32_t>f
         new[m].place = <int32_t>e
@@ -2179,10 +2204,11 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
 
 
 cdef void _posted_dots(const Postings* p, Py_ssize_t n, const double* x,
-                       const int32_t* features, Py_ssize_t n_features,
-                       double* out) noexcept nogil:
+                       const double* values, const int32_t* features,
+                       Py_ssize_t n_features, double* out) noexcept nogil:
     """out[s] = x_s . x for the slots s < n posted, over the features
-    listed (in increasing order) where x may not be 0: each sum in feature
+    listed (in increasing order) where x may not be 0, x's values there
+    values[t] (or x[features[t]] for values NULL): each sum in feature
     order, but for products with a 0 of x_s, which change no sum (one that
     starts at +0 is never -0): the bits of _dots_over. O(the entries at
     those features)."""
@@ -2192,7 +2218,7 @@ cdef void _posted_dots(const Postings* p, Py_ssize_t n, const double* x,
     memset(out, 0, n * sizeof(double))
     for t in range(n_features):
         f = features[t]
-        xf = x[f]
+        xf = values[t] if values != NULL else x[f]
         entries = p.entries[f]
         for e in range(p.count[f]):
             # a slot dropped since the postings were refreshed is past n
@@ -2339,15 +2365,32 @@ cdef Py_ssize_t _row_features(const Support* b, Py_ssize_t s,
                                    b.nonzeros)
 
 
+cdef inline const double* _row_values(const Support* b,
+                                      Py_ssize_t s) noexcept nogil:
+    """The values of slot s's row at its listed features, in their order,
+    or NULL for a row not listed, or listed at more than VALUE_ROOM (or
+    without lists)."""
+    if b.row_counts == NULL or not 0 <= b.row_counts[s] <= VALUE_ROOM:
+        return NULL
+    return b.row_values + s * VALUE_ROOM
+
+
 cdef inline void _list_row(Support* b, Py_ssize_t s, const int32_t* features,
+                           const double* values, const double* x,
                            Py_ssize_t n) noexcept nogil:
-    """The n features (in increasing order) as the list of slot s, or the
-    row not listed when they do not fit."""
+    """The n features (in increasing order) as the list of slot s, with the
+    row's values there (values[t], or x[features[t]] for values NULL) up to
+    VALUE_ROOM of them, or the row not listed when they do not fit."""
+    cdef Py_ssize_t t
+    cdef double* listed = b.row_values + s * VALUE_ROOM
     if n > b.list_room:
         b.row_counts[s] = -1
-    else:
-        memcpy(b.row_features + s * b.list_room, features, n * sizeof(int32_t))
-        b.row_counts[s] = n
+        return
+    memcpy(b.row_features + s * b.list_room, features, n * sizeof(int32_t))
+    if n <= VALUE_ROOM:
+        for t in range(n):
+            listed[t] = values[t] if values != NULL else x[features[t]]
+    b.row_counts[s] = n
 
 
 cdef void _write_row(Support* b, Py_ssize_t s, const double* x,
@@ -2368,34 +2411,129 @@ cdef void _write_row(Support* b, Py_ssize_t s, const double* x,
         for t in range(n):
             row[features[t]] = x[features[t]]
     if b.row_counts != NULL:
-        _list_row(b, s, features, n)
+        _list_row(b, s, features, NULL, x, n)
 
 
-cdef Py_ssize_t _merged_features(Support* b, Py_ssize_t m,
-                                 Py_ssize_t j) noexcept nogil:
-    """The union of the lists of slots m and j, in increasing order, into
-    b.nonzeros: the features where a point of the segment between their
-    rows may not be +0; their count, or -1 where either row is not
-    listed."""
+cdef void _move_row(Support* b, Py_ssize_t s, Py_ssize_t last) noexcept nogil:
+    """Slot s's row becomes slot last's (_write_row), read from its list
+    where both are listed: the same bits, without reading the rows at
+    features scattered over n_features."""
+    cdef Py_ssize_t t, n, d = b.n_features
+    cdef double* row = b.rows + s * d
+    cdef const int32_t* old
+    cdef const int32_t* features
+    cdef const double* values = _row_values(b, last)
+    if values == NULL or b.row_counts[s] < 0:
+        n = _row_features(b, last, &features)
+        _write_row(b, s, b.rows + last * d, features, n)
+        return
+    n = b.row_counts[last]
+    features = b.row_features + last * b.list_room
+    old = b.row_features + s * b.list_room
+    for t in range(b.row_counts[s]):
+        row[old[t]] = 0.0
+    for t in range(n):
+        row[features[t]] = values[t]
+    _list_row(b, s, features, values, NULL, n)
+
+
+cdef Py_ssize_t _merged_row(Support* b, Py_ssize_t m, Py_ssize_t j,
+                            double h) noexcept nogil:
+    """The point h x_m + (1 - h) x_j of the segment between the rows of
+    slots m and j over the union of their lists, in increasing order: its
+    features into b.nonzeros, its values (each h row_m[f] + (1 - h)
+    row_j[f], +0 for a row at a feature it does not list, as in the rows,
+    read from the lists' values where kept) into b.nonzero_values; their
+    count, or -1 where either row is not listed."""
     cdef Py_ssize_t p = 0, q = 0, count = 0
     cdef Py_ssize_t n_m = b.row_counts[m], n_j = b.row_counts[j]
     cdef const int32_t* a = b.row_features + m * b.list_room
     cdef const int32_t* c = b.row_features + j * b.list_room
+    cdef const double* va = _row_values(b, m)
+    cdef const double* vc = _row_values(b, j)
+    cdef const double* row_m = b.rows + m * b.n_features
+    cdef const double* row_j = b.rows + j * b.n_features
+    cdef double x_m, x_j
     if n_m < 0 or n_j < 0:
         return -1
     while p < n_m or q < n_j:
+        x_m = x_j = 0.0
         if q == n_j or (p < n_m and a[p] < c[q]):
             b.nonzeros[count] = a[p]
+            x_m = va[p] if va != NULL else row_m[a[p]]
             p += 1
         elif p == n_m or c[q] < a[p]:
             b.nonzeros[count] = c[q]
+            x_j = vc[q] if vc != NULL else row_j[c[q]]
             q += 1
         else:
             b.nonzeros[count] = a[p]
+            x_m = va[p] if va != NULL else row_m[a[p]]
+            x_j = vc[q] if vc != NULL else row_j[c[q]]
             p += 1
             q += 1
+        b.nonzero_values[count] = h * x_m + (1.0 - h) * x_j
         count += 1
     return count
+
+
+cdef inline double _dense_dot(const Support* b, Py_ssize_t s, const double* x,
+                              const int32_t* features,
+                              Py_ssize_t n_features) noexcept nogil:
+    """x_s . x for x over every feature, +0 but at the n_features features
+    listed (in increasing order; NULL: every feature): for a listed slot
+    whose list is not much longer, x read at its list, in its order; else
+    its row at those features (_dots_over), each a step where the list
+    would take several. Each sum in feature order, but for products with a
+    +0 of either, which change no sum (one that starts at +0 is never -0):
+    the same bits."""
+    cdef Py_ssize_t p, n
+    cdef const int32_t* listed
+    cdef const double* row = _row_values(b, s)
+    cdef double total = 0.0
+    if row == NULL or b.row_counts[s] > 4 * n_features:
+        _dots_over(b.rows + s * b.n_features, NULL, 1, b.n_features, x,
+                   features, n_features, &total)
+        return total
+    n = b.row_counts[s]
+    listed = b.row_features + s * b.list_room
+    for p in range(n):
+        total += row[p] * x[listed[p]]
+    return total
+
+
+cdef inline void _scatter(const Support* b, const double* x,
+                          const double* values, const int32_t* features,
+                          Py_ssize_t n_features) noexcept nogil:
+    """b.scattered, +0 elsewhere, at the n_features features listed:
+    values[t] (or x[features[t]] for values NULL). One array for every row
+    scattered, whose lines at the frequent features stay in the cache,
+    where rows over the features in use lie apart. _unscatter clears it."""
+    cdef Py_ssize_t t
+    for t in range(n_features):
+        b.scattered[features[t]] = (values[t] if values != NULL
+                                    else x[features[t]])
+
+
+cdef const double* _scattered(const Support* b, Py_ssize_t s,
+                              const int32_t* features,
+                              Py_ssize_t n_features) noexcept nogil:
+    """Slot s's row over every feature, as x of _dense_dot: a listed row's
+    values (at its n_features listed features) in b.scattered (_scatter),
+    or the row itself."""
+    cdef const double* values = _row_values(b, s)
+    if values == NULL:
+        return b.rows + s * b.n_features
+    _scatter(b, NULL, values, features, n_features)
+    return b.scattered
+
+
+cdef inline void _unscatter(const Support* b, const int32_t* features,
+                            Py_ssize_t n_features) noexcept nogil:
+    """b.scattered +0 again at the features that _scattered filled."""
+    cdef Py_ssize_t t
+    for t in range(n_features):
+        b.scattered[features[t]] = 0.0
 
 
 cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
@@ -2411,14 +2549,15 @@ cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
 
 
 cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
-                        const int32_t* features, Py_ssize_t n_features,
-                        double* out) noexcept nogil:
+                        const double* values, const int32_t* features,
+                        Py_ssize_t n_features, double* out) noexcept nogil:
     """out[s] = x_s . x for the first n slots as they stood at the last
-    _refresh_panels: from the panels or the postings (_posted_dots), or
+    _refresh_panels: from the panels or the postings (_posted_dots, which
+    reads x's values at the features listed in values where not NULL), or
     without them from the rows; over the features listed (_dots_over)."""
     cdef Py_ssize_t d = b.n_features
     if b.postings != NULL:
-        _posted_dots(b.postings, n, x, features, n_features, out)
+        _posted_dots(b.postings, n, x, values, features, n_features, out)
     elif b.panels == NULL:
         _dots_over(b.rows, NULL, n, d, x, features, n_features, out)
     elif features == NULL:
@@ -2436,15 +2575,19 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
     feature order either way: the same bits."""
     cdef Py_ssize_t t, s, d = b.n_features
     cdef const double* x = b.rows + m * d
+    cdef const double* values = _row_values(b, m)
     cdef const int32_t* features
     cdef Py_ssize_t n_features = _row_features(b, m, &features)
-    _support_dots(b, b.n_support, x, features, n_features, out)
+    _support_dots(b, b.n_support, x, values, features, n_features, out)
     if _copied(b):
+        if values != NULL:
+            x = _scattered(b, m, features, n_features)
         for t in range(b.dirty.n):
             s = b.dirty.slots[t]
             if s < b.n_support:
-                _dots_over(b.rows + s * d, NULL, 1, d, x, features, n_features,
-                           out + s)
+                out[s] = _dense_dot(b, s, x, features, n_features)
+        if values != NULL:
+            _unscatter(b, features, n_features)
     _apply_kernel(kernel, b.sq_norms, b.n_support, b.sq_norms[m], out)
 
 
@@ -2453,7 +2596,9 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
                           double sq_norm_x, double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
     since the block's kernel rows (the stale ones), summed over the features
-    listed (_dots_over); whether the new values are all finite."""
+    listed (_dots_over), or with CSR examples over the lists of those that
+    keep their values, x scattered (_dense_dot); whether the new values are
+    all finite."""
     cdef Py_ssize_t t, n = 0
     cdef double* values = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
@@ -2462,8 +2607,15 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             b.changed[n] = b.stale.slots[t]
             sq[n] = b.sq_norms[b.stale.slots[t]]
             n += 1
-    _dots_over(b.rows, b.changed, n, b.n_features, x, features, n_features,
-               values)
+    if b.row_counts == NULL:
+        _dots_over(b.rows, b.changed, n, b.n_features, x, features,
+                   n_features, values)
+    else:
+        _scatter(b, x, NULL, features, n_features)
+        for t in range(n):
+            values[t] = _dense_dot(b, b.changed[t], b.scattered, features,
+                                   n_features)
+        _unscatter(b, features, n_features)
     _apply_kernel(kernel, sq, n, sq_norm_x, values)
     for t in range(n):
         krow[b.changed[t]] = values[t]
@@ -2472,14 +2624,12 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
     """Take slot s out of the support; the last slot moves into it."""
-    cdef Py_ssize_t c, last = b.n_support - 1, n_features
-    cdef const int32_t* features
+    cdef Py_ssize_t c, last = b.n_support - 1
     _mark(b, s)
     if b.index[s] >= b.first_index:
         b.slot_of[b.index[s] - b.first_index] = -1
     if s != last:
-        n_features = _row_features(b, last, &features)
-        _write_row(b, s, b.rows + last * b.n_features, features, n_features)
+        _move_row(b, s, last)
         b.sq_norms[s] = b.sq_norms[last]
         b.index[s] = b.index[last]
         b.code[s] = b.code[last]
@@ -2611,6 +2761,7 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef double* u = b.near_coef
     cdef double largest = 0.0, value
     cdef const int32_t* features
+    cdef const double* x
     cdef Py_ssize_t n_features, at
     if m <= 0:
         return 0
@@ -2627,15 +2778,16 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
             else:
                 if n_features < 0:
                     n_features = _row_features(b, near[p], &features)
-                _dots_over(b.rows + near[q] * d, NULL, 1, d,
-                           b.rows + near[p] * d, features, n_features,
-                           g + p * m + q)
+                    x = _scattered(b, near[p], features, n_features)
+                g[p * m + q] = _dense_dot(b, near[q], x, features, n_features)
                 _apply_kernel(kernel, b.sq_norms + near[q], 1,
                               b.sq_norms[near[p]], g + p * m + q)
                 if b.pair_known != NULL:
                     b.pair_values[at] = g[p * m + q]
                     b.pair_known[at] = 1
             g[q * m + p] = g[p * m + q]
+        if n_features >= 0 and x == b.scattered:
+            _unscatter(b, features, n_features)
         largest = max(largest, g[p * m + p])
     # L L^T = K + ridge I in the lower triangle, then L v = krow, L^T u = v
     for p in range(m):
@@ -2779,8 +2931,9 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
         row_m = b.rows + m * d
         row_j = b.rows + partner * d
         # over the union of the two lists where both rows are listed (+0
-        # elsewhere in both, and in their merge): the same bits
-        n_union = (_merged_features(b, m, partner) if b.row_counts != NULL
+        # elsewhere in both, and in their merge), from the lists: the same
+        # bits
+        n_union = (_merged_row(b, m, partner, best_h) if b.row_counts != NULL
                    else -1)
         if n_union < 0:
             for s in range(d):
@@ -2790,11 +2943,10 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
                 b.row_counts[partner] = -1
         else:
             for t in range(n_union):
-                s = b.nonzeros[t]
-                row_j[s] = best_h * row_m[s] + (1.0 - best_h) * row_j[s]
-            b.sq_norms[partner] = _squared_norm_over(row_j, d, b.nonzeros,
-                                                     n_union)
-            _list_row(b, partner, b.nonzeros, n_union)
+                row_j[b.nonzeros[t]] = b.nonzero_values[t]
+            # the sum of _squared_norm_over, in the order of the union
+            b.sq_norms[partner] = squared_norm(b.nonzero_values, n_union)
+            _list_row(b, partner, b.nonzeros, b.nonzero_values, NULL, n_union)
         _mark(b, partner)
         for c in range(b.n_problems):
             b.coef[c * b.capacity + partner] = (
@@ -2963,7 +3115,7 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
         n_features = _stored_features(b, block.visit[q], &features)
         block.sq[q] = _squared_norm_over(x + q * d, d, features, n_features)
         if not grouped:
-            _support_dots(b, size, x + q * d, features, n_features,
+            _support_dots(b, size, x + q * d, NULL, features, n_features,
                           krows + q * cap)
     if grouped:
         skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
@@ -3193,7 +3345,8 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
                          tuple kept=None):
     """Point the marks, panels or postings and panel norms of b (its
     capacity, n_features and examples set, its support in b.rows and
-    b.sq_norms), the lists of its rows and its scratch of features, and the
+    b.sq_norms), the lists of its rows and their values, its scratch of
+    features, and the
     buffers of n_blocks blocks to arrays: new panels or postings, and the
     others new or ``kept``, those that a call before on these rows left (its
     slots marked stale: cleared); list the rows of the support not listed
@@ -3242,9 +3395,13 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
             np.zeros(n_blocks * size, dtype=np.uint8),
             np.zeros(d, dtype=np.int32),
             # the lists of the rows: room for a quarter of the features a
-            # slot, an eighth of the memory of the rows
+            # slot, an eighth of the memory of the rows, and VALUE_ROOM
+            # values
             np.zeros(cap * (d // 4) + 1 if sparse else 1, dtype=np.int32),
             np.full(cap, -1, dtype=np.intp),
+            np.zeros(cap * VALUE_ROOM if sparse else 1),
+            np.zeros(d if sparse else 1),
+            np.zeros(d if sparse else 1),
         )
     cdef double[::1] panel_sq = kept[0]
     cdef unsigned char[::1] marks = kept[1]
@@ -3256,8 +3413,14 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     cdef int32_t[::1] nonzeros = kept[7]
     cdef int32_t[::1] row_features = kept[8]
     cdef Py_ssize_t[::1] row_counts = kept[9]
+    cdef double[::1] row_values = kept[10]
+    cdef double[::1] nonzero_values = kept[11]
+    cdef double[::1] scattered = kept[12]
     b.nonzeros = &nonzeros[0]
+    b.nonzero_values = &nonzero_values[0]
+    b.scattered = &scattered[0]
     b.row_features = &row_features[0] if sparse else NULL
+    b.row_values = &row_values[0] if sparse else NULL
     b.row_counts = &row_counts[0] if sparse else NULL
     b.list_room = d // 4
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
@@ -3293,7 +3456,8 @@ cdef void _list_rows(Support* b) noexcept nogil:
     for t in range(b.n_support):
         if b.row_counts[t] < 0:
             n_features = _row_features(b, t, &features)
-            _list_row(b, t, features, n_features)
+            _list_row(b, t, features, NULL, b.rows + t * b.n_features,
+                      n_features)
 
 
 def run_budget_epochs(

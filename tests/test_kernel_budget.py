@@ -176,6 +176,33 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     assert_array_equal(sparse.margin_, dense.margin_)
 
 
+@pytest.mark.parametrize("strategy", ["merge", "project"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_long_lists_of_features_give_the_bits_of_dense_input(strategy, n_jobs):
+    """Rows of 150 words among 12,000: merges make support vectors of more
+    features than their values are kept for beside their list (512), and
+    of more than a list holds (a quarter of the features in use), which the
+    loop reads from their rows. The bits of dense rows. (The first row of
+    more than a list holds is the union of two that it held, one of more
+    than half its room: more than 512.)"""
+    X, y, in_use = word_rows(600, 12_000, 150)
+    params = dict(
+        gamma=0.02, budget=40, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
+    )
+    dense = KernelPerceptron(**params, max_iter=6).fit(X.toarray(), y)
+    sparse = KernelPerceptron(**params, max_iter=6).fit(X, y)
+    if strategy == "merge":
+        lengths = np.diff(sp.csr_matrix(sparse.support_vectors_).indptr)
+        assert lengths.max() > in_use // 4 >= 2 * 512
+    assert_array_equal(sparse.n_updates_, dense.n_updates_)
+    assert sparse.validation_scores_ == dense.validation_scores_
+    assert_array_equal(sparse.dual_coef_, dense.dual_coef_)
+    assert_array_equal(sparse.support_vectors_.toarray(), dense.support_vectors_)
+    assert_array_equal(
+        sparse.decision_function(X), dense.decision_function(X.toarray())
+    )
+
+
 @pytest.mark.parametrize(
     "budget, strategy",
     [(None, "merge"), (80, "merge"), (80, "project"), (80, "remove")],

@@ -264,7 +264,8 @@ def test_a_budget_over_a_wide_vocabulary_holds_one_dense_copy_of_its_support():
     # Word counts over 18,000 words in use, a budget of 400: the loop holds
     # the support dense over the words in use (its rows), two blocks of 32
     # examples as dense rows, lists of features of a quarter of the words a
-    # slot, and the support's values that are not 0 by feature (panels, a
+    # slot with the row's values there, and the support's values that are
+    # not 0 by feature (panels, a
     # second dense copy, took the peak to 2.22 times the rows beyond the
     # blocks and lists; 1.09 without). Early stopping's snapshots of the
     # best support, and the copy before the averaging epoch, hold its
@@ -273,7 +274,8 @@ def test_a_budget_over_a_wide_vocabulary_holds_one_dense_copy_of_its_support():
     X, y, in_use = word_rows(2_500, 20_000, 20)
     rows = budget * in_use * 8
     blocks = 2 * 32 * in_use * 8
-    lists = budget * (in_use // 4) * 4
+    # int32 features and float64 values
+    lists = budget * (in_use // 4) * (4 + 8)
     model = KernelPerceptron(budget=budget, early_stopping=True, random_state=0)
     extra = peak_memory(model.fit, X, y)
     assert model.n_iter_ > 1 and len(model.support_) == budget
