@@ -491,9 +491,9 @@ class KernelPerceptron(BasePerceptron):
         that the rule on the training data runs many epochs for nothing
         (on the data of ``benchmarks/bench_kernel_scale.py``, 10,000
         examples and a budget of 500, ``random_state=0``: 55 epochs and
-        0.877 accuracy against 7 epochs and 0.886). Used by :meth:`fit` only; a sample
-        too small to put every class on both sides of the split raises a
-        ``ValueError`` before any training.
+        0.877 accuracy against 7 epochs and 0.886). Used by :meth:`fit`
+        only; a sample too small to put every class on both sides of the
+        split raises a ``ValueError`` before any training.
 
     {{validation_fraction}}
 

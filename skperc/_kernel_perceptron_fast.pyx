@@ -2570,9 +2570,10 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
                        double* out) noexcept nogil:
     """out[s] = k(x_s, x_m) over the support, for its vector m: from the
     panels or postings, and the slots changed since they were refreshed
-    from their own rows; else from the rows in C order. With CSR examples,
-    over the features of x_m (_row_features). Each product is summed in
-    feature order either way: the same bits."""
+    from their own rows (or lists, x_m scattered: _dense_dot); else from
+    the rows in C order. With CSR examples, over the features of x_m
+    (_row_features), read from its list where it keeps its values. Each
+    product is summed in feature order either way: the same bits."""
     cdef Py_ssize_t t, s, d = b.n_features
     cdef const double* x = b.rows + m * d
     cdef const double* values = _row_values(b, m)

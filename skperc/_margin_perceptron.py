@@ -659,7 +659,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             one_epoch,
             score,
             lambda: (self._run.copy(), len(recorded)),
-            self.n_iter_no_change,
+            self._patience(),
         )
         if converged:
             # not averaged: the last weights separate the training part (and
