@@ -1125,9 +1125,6 @@ class KernelPerceptron(BasePerceptron):
                 weight,
                 n_old,
                 function_on,
-                may_separate=True,
-                patience=self._patience(),
-                settles=True,
             )
         else:
             train = np.arange(X.shape[0])
@@ -1202,20 +1199,18 @@ class KernelPerceptron(BasePerceptron):
         weight,
         offset,
         function_on,
-        may_separate,
-        patience,
-        settles=False,
+        budget_binds=False,
     ):
         """Early stopping: the epochs of a fit on a stratified training part
         of the batch, one call of ``epochs(visit, work, counters, control,
         continued)`` each (the batch's rows are the loop's from ``offset``
         on), scored after each on the validation part, which no epoch
         visits: ``function_on(work, validation)`` gives the function and
-        its averaging accumulators there; ``may_separate``: whether the
-        run can be expected to separate the training part, ``patience``: the
-        epochs after the best score that end it, ``settles``:
-        whether an epoch that barely changes the classes of the training
-        part ends it (see epochs_until_stalled). Returns the run as it stood at
+        its averaging accumulators there. ``budget_binds``: the run is the
+        budgeted loop's, whose full budget keeps its function moving, so
+        that it may never separate its training part and its classes never
+        settle (see epochs_until_stalled), and whose patience is
+        ``_patience(budget_binds=True)``. Returns the run as it stood at
         the best score unless the last epoch separated the training part:
         (training part, the loop's results, the problems that answer with
         their averaged function, the state of the loop, the counters)."""
@@ -1277,9 +1272,9 @@ class KernelPerceptron(BasePerceptron):
             one_epoch,
             score,
             snapshot,
-            patience,
-            may_separate,
-            changed if settles else None,
+            self._patience(budget_binds),
+            not budget_binds,
+            None if budget_binds else changed,
         )
         if converged:
             # not averaged: the last function separates the training part (and
@@ -1429,8 +1424,6 @@ class KernelPerceptron(BasePerceptron):
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
-            # a full budget keeps the function moving: it may never separate,
-            # and its classes never settle
             train, progress, averaged, support, counters = self._validated_epochs(
                 epochs,
                 support,
@@ -1439,8 +1432,7 @@ class KernelPerceptron(BasePerceptron):
                 weight,
                 0,
                 function_on,
-                may_separate=False,
-                patience=self._patience(budget_binds=True),
+                budget_binds=True,
             )
         else:
             train = np.arange(X.shape[0])
