@@ -84,7 +84,7 @@ fig.tight_layout()
 # %%
 # With a few percent of the unbudgeted perceptron's support vectors,
 # merging stays within a few points of its accuracy (2.7 to 7.4 here),
-# projecting within 2.3 to 17.2, while removal loses 7.4 to 22.4: removing
+# projecting within 2.3 to 14.8, while removal loses 7.4 to 22.4: removing
 # the oldest vector throws away what the function learned first, a merged
 # point carries the weight of the two it replaces, and a projection hands
 # that weight to the neighbours that span most of it. Merging needs the RBF
@@ -97,7 +97,8 @@ fig.tight_layout()
 # answers with the mean of one more epoch on the support of its best score,
 # whose accuracy depends little on that epoch. So
 # ``n_iter_no_change="auto"`` waits 2 epochs after the best score there,
-# not scikit-learn's 5; an integer is kept as given.
+# not scikit-learn's 5 (but for ``budget_strategy="project"``, which lost
+# up to a point with 2); an integer is kept as given.
 for n_iter_no_change in ("auto", 5):
     clf = KernelPerceptron(
         gamma=0.05, budget=100, n_iter_no_change=n_iter_no_change, random_state=0
