@@ -246,7 +246,10 @@ class BudgetSupport(_ArrayState):
     index of the first sample of the call. ``compact``: after a call of the
     loop on CSR examples, the slots in use as a CSR matrix of their values
     not 0 (from the loop's postings, without a scan of the rows), else
-    None. ``held``: after a call on CSR examples, the loop's working arrays
+    None; before one, its slots, which it lists (it writes into ``rows``
+    only the slots whose lists do not keep their values: on a wide
+    vocabulary, a dense row of each slot would take budget x the features
+    in use). ``held``: after a call on CSR examples, the loop's working arrays
     as it left them (the lists of the rows' features and their values, the
     rows of its blocks of examples), for its next call while only the loop
     changes the rows;
@@ -264,18 +267,23 @@ class BudgetSupport(_ArrayState):
     held: object = None
 
     @classmethod
-    def holding(cls, run, budget, columns):
+    def holding(cls, run, budget, columns, sparse):
         """Slots for ``budget`` vectors (or the support of ``run``, if
         larger), the first ones holding that support, oldest first, on the
-        features ``columns``."""
+        features ``columns``: in ``rows``, or for a call on CSR examples
+        (``sparse``) in ``compact``, from which the loop lists them."""
         n_old = len(run.index)
         capacity = max(budget, n_old)
         old = run.rows[:, columns]
-        # pages touched as the loop writes them (paged_array): on a wide
-        # vocabulary, 166 MB at 10,000 examples of the vocabulary data of
-        # benchmarks/bench_kernel_scale.py and a budget of 500
+        # pages touched as the loop writes them (paged_array): on CSR
+        # examples, the rows whose lists do not keep their values alone
         rows = paged_array(capacity, len(columns), zeroed=True)
-        rows[:n_old] = old.toarray() if sp.issparse(old) else old
+        compact = None
+        if sparse:
+            compact = sp.csr_matrix(old, dtype=np.float64)
+            compact.sort_indices()
+        else:
+            rows[:n_old] = old.toarray() if sp.issparse(old) else old
 
         def slots(values, dtype=np.float64):
             padded = np.zeros((len(values), capacity), dtype=dtype)
@@ -284,13 +292,16 @@ class BudgetSupport(_ArrayState):
 
         return cls(
             rows=rows,
-            sq_norms=slots(squared_norms(rows[:n_old])[None])[0],
+            sq_norms=slots(
+                squared_norms(rows[:n_old] if compact is None else compact)[None]
+            )[0],
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],
             code=slots(run.codes[None], np.int32)[0],
             age=slots(np.arange(n_old)[None], np.int64)[0],
             state=np.array([n_old, n_old, run.n_seen], dtype=np.int64),
+            compact=compact,
         )
 
     @property
@@ -325,10 +336,14 @@ class BudgetSupport(_ArrayState):
         support it was taken of: the same bits. Their pages are in use,
         where a new array's cost the system to zero them (0.3 s for the
         166 MB of the vocabulary data of benchmarks/bench_kernel_scale.py
-        at 10,000 examples and a budget of 500)."""
+        at 10,000 examples and a budget of 500). After a call on CSR
+        examples (``compact``), the next call lists them from the
+        snapshot's CSR rows instead, and the rows are not written."""
         compact = self.rows
         rows = into.rows
         into.held = None
+        if into.compact is not None:
+            return replace(self, rows=rows, compact=compact)
         rows.fill(0.0)
         # set, not added (as toarray adds): -0.0 stays -0.0
         at = np.repeat(np.arange(compact.shape[0]), np.diff(compact.indptr))
@@ -697,10 +712,12 @@ class KernelPerceptron(BasePerceptron):
     ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, on
     dense or CSR input): it keeps the support vectors themselves, at most
     ``budget`` rows, and computes ``f(x)`` over them for each example it
-    examines, so that memory is ``O(budget * n_features)`` and the cost of
-    an example is ``O(budget * n_features)`` whatever the number of
-    samples; a removal costs ``O(budget)``, a merge one kernel row over the
-    support plus one golden-section search, a projection one kernel row over
+    examines, so that memory is ``O(budget * n_features)`` (on CSR input,
+    ``budget`` times the values that a support vector stores, and 64
+    examples' rows over the features in use) and the cost of an example
+    is ``O(budget * n_features)`` whatever the number of samples; a
+    removal costs ``O(budget)``, a merge one kernel row over the support
+    plus one golden-section search, a projection one kernel row over
     the support plus the kernel matrix of 8 vectors and its factorization.
     With the other kernels the budget uses the loop above (removal only).
 
@@ -1376,13 +1393,13 @@ class KernelPerceptron(BasePerceptron):
         """Run the budgeted loop on the support so far and the batch X, as
         _train does."""
         run = self._run
-        # the support is held dense, on the features in use
+        # the support is held on the features in use
         batch, n_features = X, X.shape[1]
         columns = np.arange(n_features)
         if sp.issparse(X):
             columns = _stored_columns(X, run.rows)
             X = _on_columns(X, columns)
-        support = BudgetSupport.holding(run, self.budget, columns)
+        support = BudgetSupport.holding(run, self.budget, columns, sp.issparse(X))
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
         sq_norms = squared_norms(X)
         diag = kernel_diagonal(sq_norms, spec)
@@ -1413,7 +1430,13 @@ class KernelPerceptron(BasePerceptron):
                 n_threads=n_threads,
                 cache_bytes=self.cache_size * 2**20,
             )
-            self._check_kernel_failure(failure, X, support.rows[: support.n_support])
+            self._check_kernel_failure(
+                failure,
+                X,
+                support.rows[: support.n_support]
+                if support.compact is None
+                else support.compact,
+            )
             return result
 
         validated = stop_when_separated and self._early_stopping(X)

@@ -333,34 +333,41 @@ def test_the_loop_on_csr_examples_leaves_its_support_as_csr_rows(
 ):
     """After each call on CSR examples (the epochs of early stopping, the
     averaging epoch, a batch of partial_fit), the budgeted loop gives the
-    slots in use as a CSR matrix read from its postings: the values not 0
-    of its rows, in feature order, bit for bit."""
-    calls = []
+    slots in use as a CSR matrix read from its postings (its rows, which
+    it writes out only where their lists do not keep their values): bit
+    for bit, the values not 0 of the rows of the same call on the examples
+    as dense rows, in feature order."""
     run_budget_epochs = kernel_module.run_budget_epochs
+    supports = {False: [], True: []}
 
-    def checked(X, *args, **kwargs):
+    def recorded(X, *args, **kwargs):
         result = run_budget_epochs(X, *args, **kwargs)
         support = args[6]
-        rows = support.rows[: support.n_support]
-        expected = sp.csr_matrix(rows)
-        compact = support.compact
-        assert compact.shape == rows.shape
-        assert_array_equal(compact.indptr, expected.indptr)
-        assert_array_equal(compact.indices, expected.indices)
-        assert_array_equal(compact.data.view(np.uint64), expected.data.view(np.uint64))
-        calls.append(compact.nnz)
+        if sp.issparse(X):
+            supports[True].append(support.compact.copy())
+        else:
+            rows = support.rows[: support.n_support]
+            supports[False].append(sp.csr_matrix(rows))
         return result
 
-    monkeypatch.setattr(kernel_module, "run_budget_epochs", checked)
+    monkeypatch.setattr(kernel_module, "run_budget_epochs", recorded)
     X, y, _ = word_rows(2500, 3000, 12, n_classes=3, seed=seed)
-    model = KernelPerceptron(
-        gamma=0.5, budget=40, budget_strategy=strategy, random_state=seed
-    )
-    model.fit(X, y)
-    model.partial_fit(X[:300], y[:300])
+    for examples in (X, X.toarray()):
+        model = KernelPerceptron(
+            gamma=0.5, budget=40, budget_strategy=strategy, random_state=seed
+        )
+        model.fit(examples, y)
+        model.partial_fit(examples[:300], y[:300])
     # every epoch, and merges that leave the rows far from dense
-    assert len(calls) > model.n_iter_ + 1
-    assert 0 < max(calls) < 40 * 3000 / 2
+    assert len(supports[True]) == len(supports[False]) > model.n_iter_ + 1
+    assert 0 < max(compact.nnz for compact in supports[True]) < 40 * 3000 / 2
+    for compact, expected in zip(supports[True], supports[False], strict=True):
+        # on the features in use, in their order
+        assert compact.shape[0] == expected.shape[0]
+        assert_array_equal(compact.indptr, expected.indptr)
+        for start, end in zip(compact.indptr[:-1], compact.indptr[1:], strict=True):
+            assert (np.diff(compact.indices[start:end]) > 0).all()
+        assert_array_equal(compact.data.view(np.uint64), expected.data.view(np.uint64))
 
 
 @pytest.mark.parametrize("strategy", ["merge", "project", "remove"])
@@ -375,18 +382,24 @@ def test_the_loop_keeps_the_squared_norms_of_its_rows(strategy, sparse, monkeypa
     calls = []
     run_budget_epochs = kernel_module.run_budget_epochs
 
+    def rows(support):
+        # after CSR examples the loop's rows are in compact
+        if support.compact is not None:
+            return support.compact
+        return support.rows[: support.n_support]
+
     def checked(X, *args, **kwargs):
         support = args[6]
         held = support.n_support
         assert_array_equal(
             support.sq_norms[:held].view(np.uint64),
-            squared_norms(support.rows[:held]).view(np.uint64),
+            squared_norms(rows(support)).view(np.uint64),
         )
         result = run_budget_epochs(X, *args, **kwargs)
         held = support.n_support
         assert_array_equal(
             support.sq_norms[:held].view(np.uint64),
-            squared_norms(support.rows[:held]).view(np.uint64),
+            squared_norms(rows(support)).view(np.uint64),
         )
         calls.append(held)
         return result
