@@ -308,6 +308,13 @@ class BudgetSupport(_ArrayState):
     def n_support(self):
         return int(self.state[0])
 
+    def vectors(self):
+        """The slots in use as the loop holds them: ``compact`` where
+        given (after CSR examples), else the rows."""
+        if self.compact is not None:
+            return self.compact
+        return self.rows[: self.n_support]
+
     def snapshot(self, into=None):
         """A copy whose rows are a CSR matrix of the slots in use: their
         ``compact`` values after CSR examples (a 0 of either sign is a 0
@@ -1430,13 +1437,7 @@ class KernelPerceptron(BasePerceptron):
                 n_threads=n_threads,
                 cache_bytes=self.cache_size * 2**20,
             )
-            self._check_kernel_failure(
-                failure,
-                X,
-                support.rows[: support.n_support]
-                if support.compact is None
-                else support.compact,
-            )
+            self._check_kernel_failure(failure, X, support.vectors())
             return result
 
         validated = stop_when_separated and self._early_stopping(X)
@@ -1446,13 +1447,10 @@ class KernelPerceptron(BasePerceptron):
                 held = support.state[0]
                 # after CSR examples, the support's values not 0, which the
                 # products may read by feature (the same bits)
-                vectors = support.compact
-                if vectors is None:
-                    vectors = support.rows[:held]
                 products = kernel_products(
                     X[validation],
                     sq_norms[validation],
-                    vectors,
+                    support.vectors(),
                     support.sq_norms[:held],
                     spec,
                     np.vstack([support.coef[:, :held], support.avg_coef[:, :held]]),

@@ -2375,12 +2375,18 @@ cdef Py_ssize_t _row_features(const Support* b, Py_ssize_t s,
                                    b.nonzeros)
 
 
+cdef inline bint _keeps_values(const Support* b, Py_ssize_t n) noexcept nogil:
+    """Whether a list of n features keeps the row's values beside it."""
+    return n <= b.list_room and n <= VALUE_ROOM
+
+
 cdef inline const double* _row_values(const Support* b,
                                       Py_ssize_t s) noexcept nogil:
     """The values of slot s's row at its listed features, in their order,
     or NULL for a row not listed, or listed at more than VALUE_ROOM (or
     without lists)."""
-    if b.row_counts == NULL or not 0 <= b.row_counts[s] <= VALUE_ROOM:
+    if b.row_counts == NULL or not (b.row_counts[s] >= 0
+                                    and _keeps_values(b, b.row_counts[s])):
         return NULL
     return b.row_values + s * VALUE_ROOM
 
@@ -2397,15 +2403,10 @@ cdef inline void _list_row(Support* b, Py_ssize_t s, const int32_t* features,
         b.row_counts[s] = -1
         return
     memcpy(b.row_features + s * b.list_room, features, n * sizeof(int32_t))
-    if n <= VALUE_ROOM:
+    if _keeps_values(b, n):
         for t in range(n):
             listed[t] = values[t] if values != NULL else x[features[t]]
     b.row_counts[s] = n
-
-
-cdef inline bint _keeps_values(const Support* b, Py_ssize_t n) noexcept nogil:
-    """Whether a list of n features keeps the row's values beside it."""
-    return n <= b.list_room and n <= VALUE_ROOM
 
 
 cdef void _set_row(Support* b, Py_ssize_t s, const int32_t* features,

@@ -382,24 +382,18 @@ def test_the_loop_keeps_the_squared_norms_of_its_rows(strategy, sparse, monkeypa
     calls = []
     run_budget_epochs = kernel_module.run_budget_epochs
 
-    def rows(support):
-        # after CSR examples the loop's rows are in compact
-        if support.compact is not None:
-            return support.compact
-        return support.rows[: support.n_support]
-
     def checked(X, *args, **kwargs):
         support = args[6]
         held = support.n_support
         assert_array_equal(
             support.sq_norms[:held].view(np.uint64),
-            squared_norms(rows(support)).view(np.uint64),
+            squared_norms(support.vectors()).view(np.uint64),
         )
         result = run_budget_epochs(X, *args, **kwargs)
         held = support.n_support
         assert_array_equal(
             support.sq_norms[:held].view(np.uint64),
-            squared_norms(rows(support)).view(np.uint64),
+            squared_norms(support.vectors()).view(np.uint64),
         )
         calls.append(held)
         return result
