@@ -251,7 +251,7 @@ class BudgetSupport(_ArrayState):
     vocabulary, a dense row of each slot would take budget x the features
     in use). ``held``: after a call on CSR examples, the loop's working arrays
     as it left them (the lists of the rows' features and their values, the
-    rows of its blocks of examples), for its next call while only the loop
+    buffers of its blocks of examples), for its next call while only the loop
     changes the rows;
     None after they are set from outside it."""
 

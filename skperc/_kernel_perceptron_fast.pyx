@@ -2088,6 +2088,9 @@ cdef struct Support:
     double* nonzero_values
     double* scattered
     Py_ssize_t list_room
+    # with CSR examples, the most features that an example stores: the room
+    # of each one's values in a block
+    Py_ssize_t example_room
     # the slots whose row changed since the last _refresh_panels, and since
     # the kernel rows of the block that the loop examines
     Marks dirty
@@ -2611,18 +2614,6 @@ cdef inline void _unscatter(const Support* b, const int32_t* features,
         b.scattered[features[t]] = 0.0
 
 
-cdef inline double _squared_norm_over(const double* x, Py_ssize_t d,
-                                      const int32_t* features,
-                                      Py_ssize_t n_features) noexcept nogil:
-    """squared_norm of x over the features listed where it may not be 0
-    (every feature for ``features`` NULL): the same bits, a sum in order."""
-    cdef double total
-    if features == NULL:
-        return squared_norm(x, d)
-    _dots_over(x, NULL, 1, d, x, features, n_features, &total)
-    return total
-
-
 cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
                         const double* values, const int32_t* features,
                         Py_ssize_t n_features, double* out) noexcept nogil:
@@ -2668,15 +2659,16 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
 
 
 cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
-                          const int32_t* features, Py_ssize_t n_features,
-                          double sq_norm_x, double* krow) noexcept nogil:
+                          const double* values, const int32_t* features,
+                          Py_ssize_t n_features, double sq_norm_x,
+                          double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
-    since the block's kernel rows (the stale ones), summed over the features
-    listed (_dots_over), or with CSR examples over the lists of those that
-    keep their values, x scattered (_dense_dot); whether the new values are
-    all finite."""
+    since the block's kernel rows (the stale ones), of the dense row x
+    (_dots_over), or with CSR examples of the values at the features listed,
+    scattered, over the lists of those that keep their values (_dense_dot);
+    whether the new values are all finite."""
     cdef Py_ssize_t t, n = 0
-    cdef double* values = b.changed_values
+    cdef double* out = b.changed_values
     cdef double* sq = b.changed_values + b.capacity
     for t in range(b.stale.n):
         if b.stale.slots[t] < b.n_support:
@@ -2685,17 +2677,17 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             n += 1
     if b.row_counts == NULL:
         _dots_over(b.rows, b.changed, n, b.n_features, x, features,
-                   n_features, values)
+                   n_features, out)
     else:
-        _scatter(b, x, NULL, features, n_features)
+        _scatter(b, NULL, values, features, n_features)
         for t in range(n):
-            values[t] = _dense_dot(b, b.changed[t], b.scattered, features,
-                                   n_features)
+            out[t] = _dense_dot(b, b.changed[t], b.scattered, features,
+                                n_features)
         _unscatter(b, features, n_features)
-    _apply_kernel(kernel, sq, n, sq_norm_x, values)
+    _apply_kernel(kernel, sq, n, sq_norm_x, out)
     for t in range(n):
-        krow[b.changed[t]] = values[t]
-    return _all_finite(values, n)
+        krow[b.changed[t]] = out[t]
+    return _all_finite(out, n)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -3020,7 +3012,7 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
             if b.row_counts != NULL:
                 b.row_counts[partner] = -1
         else:
-            # the sum of _squared_norm_over, in the order of the union
+            # a sum in the order of the union, as an example's
             b.sq_norms[partner] = squared_norm(b.nonzero_values, n_union)
             _set_row(b, partner, b.nonzeros, b.nonzero_values, NULL, n_union)
         _mark(b, partner)
@@ -3233,11 +3225,14 @@ cdef int _snapshot_support(Support* b, Epochs* e) except -1 nogil:
 
 cdef struct Block:
     # examples that the loop examines together: their places in the visit
-    # order, their rows as float64, squared norms, kernel rows over the
-    # support (capacity values each) and whether each row is all finite
+    # order, their rows as float64 (dense examples; else NULL), or the
+    # values that they store as float64, example_room apart (CSR examples;
+    # else NULL), squared norms, kernel rows over the support (capacity
+    # values each) and whether each row is all finite
     const Py_ssize_t* visit
     Py_ssize_t n
     double* x
+    double* values
     double* sq
     double* krows
     unsigned char* finite
@@ -3273,23 +3268,31 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
                       Py_ssize_t first) noexcept nogil:
     """_block_rows for the examples first <= q < first + SKPERC_POINTS (and
     < block.n): a whole group of dense examples reads the panels once for
-    all of them; a CSR example reads the panels at its stored features,
-    and writes those alone into the block's rows (zeros elsewhere, since
-    _clear_block). It reads no field of b that examining changes."""
+    all of them; a CSR example reads the postings at its stored features,
+    from the values it stores alone (_stored_values). It reads no field of
+    b that examining changes."""
     cdef Py_ssize_t q, n_features, last = min(first + SKPERC_POINTS, block.n)
     cdef Py_ssize_t d = b.n_features, cap = b.capacity, size = b.panel_n
     cdef double* x = block.x
+    cdef double* values
     cdef double* krows = block.krows
     cdef const int32_t* features
     cdef bint grouped = (b.panels != NULL and b.example_indptr == NULL
                          and last - first == SKPERC_POINTS)
     for q in range(first, last):
-        _point(examples, block.visit[q], x + q * d, True)
         n_features = _stored_features(b, block.visit[q], &features)
-        block.sq[q] = _squared_norm_over(x + q * d, d, features, n_features)
-        if not grouped:
-            _support_dots(b, size, x + q * d, NULL, features, n_features,
+        if features != NULL:
+            values = block.values + q * b.example_room
+            _stored_values(examples, block.visit[q], values)
+            # (a sum in feature order: the bits of the row's over them)
+            block.sq[q] = squared_norm(values, n_features)
+            _support_dots(b, size, NULL, values, features, n_features,
                           krows + q * cap)
+            continue
+        _point(examples, block.visit[q], x + q * d)
+        block.sq[q] = squared_norm(x + q * d, d)
+        if not grouped:
+            _support_dots(b, size, x + q * d, NULL, NULL, 0, krows + q * cap)
     if grouped:
         skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
                                   krows + first * cap, cap)
@@ -3298,15 +3301,17 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
         block.finite[q] = _all_finite(krows + q * cap, size)
 
 
-cdef void _clear_block(const Kernel* examples, const Block* block,
-                       Py_ssize_t d) noexcept nogil:
-    """The rows of a block of CSR examples zeros again, at their stored
-    features (_clear_point): a block of the next examples then writes its
-    own alone, where zeroing each row costs n_features (a vocabulary of
-    100,000 words: 800 KB an example and epoch)."""
-    cdef Py_ssize_t q
-    for q in range(block.n):
-        _clear_point(examples, block.visit[q], block.x + q * d)
+cdef void _stored_values(const Kernel* examples, Py_ssize_t i,
+                         double* out) noexcept nogil:
+    """out: the values that CSR example i stores, as float64, in the order
+    of its stored features."""
+    cdef Py_ssize_t p, start = examples.indptr[i]
+    if examples.values32 != NULL:
+        for p in range(start, examples.indptr[i + 1]):
+            out[p - start] = examples.values32[p]
+    elif examples.values != NULL:
+        for p in range(start, examples.indptr[i + 1]):
+            out[p - start] = examples.values[p]
 
 
 cdef int _examine_block(Support* b, const Kernel* kernel, Epochs* e,
@@ -3323,7 +3328,10 @@ cdef int _examine_block(Support* b, const Kernel* kernel, Epochs* e,
             continue
         if first_epoch and not _see_norm(e, diag[i]):
             return 0
-        if not _examine_budget(b, kernel, e, i, block.x + q * d, block.sq[q],
+        if not _examine_budget(b, kernel, e, i,
+                               block.x + q * d if block.x != NULL else NULL,
+                               block.values + q * b.example_room
+                               if block.values != NULL else NULL, block.sq[q],
                                block.krows + q * cap, block.finite[q], y[i],
                                weight[i], delta, delta_avg):
             return 0
@@ -3426,7 +3434,6 @@ cdef int _run_budget_epochs(
                 if next.n > 0:
                     _begin_rows(b)
                     _block_rows(b, kernel, examples, next, threads, n_threads)
-            _clear_block(examples, block, b.n_features)
             swap = block
             block = next
             next = swap
@@ -3439,11 +3446,12 @@ cdef int _run_budget_epochs(
 
 
 cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
-                         Py_ssize_t i, const double* x, double sq_norm,
-                         double* krow, bint finite_row, int32_t label,
-                         double weight, double* delta,
+                         Py_ssize_t i, const double* x, const double* values,
+                         double sq_norm, double* krow, bint finite_row,
+                         int32_t label, double weight, double* delta,
                          double* delta_avg) except -1 nogil:
-    """Examine example i (row x, its squared norm, its kernel row over the
+    """Examine example i (dense row x, or the values of a CSR example at its
+    stored features, its squared norm, its kernel row over the
     support as the block began, and whether that row was all finite):
     correct the values of the slots changed since, then update each problem that it makes a mistake on, making room
     first when it is not a support vector (or, with BUDGET_AVERAGING, adding
@@ -3457,7 +3465,8 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     cdef Py_ssize_t n_features = _stored_features(b, i, &features)
     # a row found finite in the threads can only have lost that in the
     # changed slots; one that was not may have lost its non-finite values
-    if not (_changed_values(b, kernel, x, features, n_features, sq_norm, krow)
+    if not (_changed_values(b, kernel, x, values, features, n_features,
+                            sq_norm, krow)
             and finite_row
             or _all_finite(krow, b.n_support)):
         fail(e.failure, KERNEL_NAN if _any_nan(krow, b.n_support)
@@ -3488,7 +3497,7 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         slot = b.n_support
         b.n_support += 1
         _mark(b, slot)
-        _set_row(b, slot, features, NULL, x, n_features)
+        _set_row(b, slot, features, values, x, n_features)
         b.sq_norms[slot] = sq_norm
         b.index[slot] = b.first_index + i
         b.code[slot] = label
@@ -3515,12 +3524,14 @@ cdef void _set_examples(Support* b, const Kernel* examples) noexcept:
 
 
 cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
-                         tuple kept=None, compact=None):
+                         tuple kept=None, compact=None,
+                         Py_ssize_t example_room=0):
     """Point the marks, panels or postings and panel norms of b (its
     capacity, n_features and examples set, its support in b.rows and
     b.sq_norms), the lists of its rows and their values, its scratch of
     features, and the
-    buffers of n_blocks blocks to arrays: new panels or postings, and the
+    buffers of n_blocks blocks (with CSR examples, example_room values an
+    example) to arrays: new panels or postings, and the
     others new or ``kept``, those that a call before on these rows left (its
     slots marked stale: cleared). New ones take the support's rows from
     ``compact``, a CSR matrix of them (_list_compact), where given, else
@@ -3561,10 +3572,11 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
             np.zeros(cap),
             np.zeros(2 * cap, dtype=np.uint8),
             np.zeros(2 * cap, dtype=np.int64),
-            # the blocks of _block_size examples: rows of CSR examples over
-            # every feature in use (a vocabulary of 41,000 words: 10.5 MB a
-            # block)
-            np.zeros(n_blocks * size * d),
+            # the blocks of _block_size examples: their rows, or the values
+            # that CSR examples store (where rows over every feature in use
+            # took 10.5 MB a block over a vocabulary of 41,000 words, and the
+            # pages of 410 MB over 1,600,000)
+            np.zeros(n_blocks * size * (example_room if sparse else d)),
             np.zeros(n_blocks * size),
             np.zeros(n_blocks * size * cap),
             np.zeros(n_blocks * size, dtype=np.uint8),
@@ -3602,6 +3614,7 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     b.row_counts = &row_counts[0] if sparse else NULL
     b.row_written = &written[0] if sparse else NULL
     b.list_room = d // 4
+    b.example_room = example_room
     b.panels = &panels[0] if panels.shape[0] > 0 else NULL
     b.postings = &posted.p if sparse else NULL
     b.panel_sq = &panel_sq[0]
@@ -3612,7 +3625,8 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     marks[:] = 0
     b.dirty.n = b.stale.n = 0
     for t in range(n_blocks):
-        blocks[t].x = &x[t * size * d]
+        blocks[t].x = NULL if sparse else &x[t * size * d]
+        blocks[t].values = &x[t * size * example_room] if sparse else NULL
         blocks[t].sq = &sq[t * size]
         blocks[t].krows = &krows[t * size * cap]
         blocks[t].finite = &finite_rows[t * size]
@@ -3623,6 +3637,14 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
         _mark(b, t)
     _refresh_panels(b)
     return (panels, posted), kept
+
+
+cdef Py_ssize_t _example_room(X):
+    """The most features that a row of X stores, at least 1, for CSR X; 0
+    for dense X."""
+    if not sp.issparse(X):
+        return 0
+    return max(1, int(np.diff(X.indptr).max(initial=0)))
 
 
 cdef int _list_compact(Support* b, compact) except -1:
@@ -3840,11 +3862,12 @@ def run_budget_epochs(
     b.version_refs = &version_refs[0]
     # On CSR examples, the working arrays that the last call on this
     # support left, when nothing but the loop changed its rows since: the
-    # lists of the rows' features, the blocks' rows over every feature in
-    # use, zeros again (the postings are filled anew). Set up anew, the
-    # lists cost a scan of every row, and the blocks the first touches of
-    # their pages, at each epoch of early stopping: on the vocabulary data
-    # of benchmarks/bench_kernel_scale.py (budget 500, merge, alternating)
+    # lists of the rows' features and their values, the blocks' buffers
+    # (the postings are filled anew). Set up anew, the lists cost a scan of
+    # every row at each epoch of early stopping (and the blocks, then rows
+    # over every feature in use, the first touches of their pages): on the
+    # vocabulary data of benchmarks/bench_kernel_scale.py (budget 500,
+    # merge, alternating)
     # a fit of 10,000 examples took 1.34 to 1.43 s on one thread and 1.39
     # to 1.44 s on two, against 1.17 to 1.30 s and 1.22 to 1.24 s with
     # them kept (and the rows' squared norms kept, not summed again at each
@@ -3852,7 +3875,8 @@ def run_budget_epochs(
     kept, support.held = support.held, None
     held = _hold_blocks(&b, blocks, 2,
                         kept if b.example_indptr != NULL else None,
-                        support.compact if kept is None else None)
+                        support.compact if kept is None else None,
+                        _example_room(X))
     threads.n = busy.shape[0]
     threads.busy = &busy[0]
     _begin_epoch_threads(&threads)
@@ -3865,7 +3889,7 @@ def run_budget_epochs(
     state[0] = b.n_support
     state[1] = b.clock
     if finished and b.example_indptr != NULL:
-        # (the blocks' rows zeros again, as the next call expects them)
+        # (a call that stopped on a failure leaves them to be set up anew)
         support.held = held[1]
     if b.postings != NULL:
         support.compact = _posted_rows(&b)
@@ -3901,7 +3925,7 @@ def support_block_rows(X, vectors, KernelSpec spec,
     b.rows = &support[0, 0]
     b.sq_norms = &sq[0]
     _set_examples(&b, &examples)
-    held = _hold_blocks(&b, &block, 1)
+    held = _hold_blocks(&b, &block, 1, None, None, _example_room(X))
     cdef double[::1] busy = np.zeros(n_threads)
     threads.n = n_threads
     threads.busy = &busy[0]
@@ -3915,6 +3939,5 @@ def support_block_rows(X, vectors, KernelSpec spec,
         block.n = min(size, n - start)
         with nogil:
             _block_rows(&b, &kernel, &examples, &block, &threads, n_threads)
-            _clear_block(&examples, &block, d)
         out[start : start + block.n] = krows[: block.n]
     return out

@@ -456,8 +456,8 @@ def test_a_call_that_takes_up_the_last_ones_arrays_keeps_the_bits(
 ):
     """Each epoch of early stopping calls the budgeted loop, which on CSR
     examples takes up the working arrays that the call before left (the
-    lists of the rows' features, the blocks' rows over every feature in
-    use, zeros again): the model has the bits of one whose every call sets
+    lists of the rows' features and their values, the buffers of the
+    blocks): the model has the bits of one whose every call sets
     them up anew, and a call after a snapshot resumed sets them up anew."""
     run_budget_epochs = kernel_module.run_budget_epochs
     taken_up = []
