@@ -3034,26 +3034,6 @@ cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil
     return 0
 
 
-cdef double _products(const Kernel* kernel, const double* rows_a,
-                      const double* sq_a, const double* coef_a, Py_ssize_t n_a,
-                      const double* rows_b, const double* sq_b,
-                      const double* coef_b, Py_ssize_t n_b,
-                      double* krow) noexcept nogil:
-    """<w_a, w_b> = sum_r sum_q coef_a[r] coef_b[q] k(a_r, b_q)."""
-    cdef Py_ssize_t r, q
-    cdef double total = 0.0, inner
-    for r in range(n_a):
-        if coef_a[r] == 0.0 or n_b == 0:
-            continue
-        _kernel_row(kernel, rows_b, sq_b, n_b, rows_a + r * kernel.n_columns,
-                    sq_a[r], krow)
-        inner = 0.0
-        for q in range(n_b):
-            inner += coef_b[q] * krow[q]
-        total += coef_a[r] * inner
-    return total
-
-
 cdef inline Py_ssize_t _version(const Support* b,
                                 Py_ssize_t at) noexcept nogil:
     """The version of the rows that snapshot at stands on (the first
@@ -3088,41 +3068,30 @@ cdef int _list_version(Support* b, Py_ssize_t v) except -1 nogil:
     return 0
 
 
-cdef double _listed_products(const Kernel* kernel, const Support* b,
-                             Py_ssize_t va, const double* sq_a,
-                             const double* coef_a, Py_ssize_t n_a,
-                             Py_ssize_t vb, const double* sq_b,
-                             const double* coef_b, Py_ssize_t n_b,
-                             double* krow) noexcept nogil:
-    """_products of the rows of versions va and vb of b.listed: each
-    product over the features that vb's row lists, in increasing order,
-    a_r scattered (_dots_over's sum: the same bits), in O(their values)."""
+cdef void _listed_row(const Kernel* kernel, const Support* b, Py_ssize_t va,
+                      Py_ssize_t r, double sq_r, Py_ssize_t vb,
+                      const double* sq_b, Py_ssize_t n_b,
+                      double* krow) noexcept nogil:
+    """krow[q] = k(a_r, b_q) for row r of version va of b.listed and the
+    n_b rows of version vb: each product over the features that b_q lists,
+    in increasing order, a_r scattered (_dots_over's sum: the same bits),
+    in O(their values)."""
     cdef const ListedVersions* listed = b.listed
     cdef const int64_t* starts_a = listed.starts + va * (b.capacity + 1)
     cdef const int64_t* starts_b = listed.starts + vb * (b.capacity + 1)
-    cdef const int32_t* features_a = listed.features[va]
+    cdef const int32_t* features_a = listed.features[va] + starts_a[r]
     cdef const int32_t* features_b = listed.features[vb]
     cdef const double* values_b = listed.values[vb]
-    cdef Py_ssize_t r, q, t, n_features
-    cdef double total = 0.0, inner, dot
-    for r in range(n_a):
-        if coef_a[r] == 0.0 or n_b == 0:
-            continue
-        n_features = starts_a[r + 1] - starts_a[r]
-        _scatter(b, NULL, listed.values[va] + starts_a[r],
-                 features_a + starts_a[r], n_features)
-        for q in range(n_b):
-            dot = 0.0
-            for t in range(starts_b[q], starts_b[q + 1]):
-                dot += values_b[t] * b.scattered[features_b[t]]
-            krow[q] = dot
-        _unscatter(b, features_a + starts_a[r], n_features)
-        _apply_kernel(kernel, sq_b, n_b, sq_a[r], krow)
-        inner = 0.0
-        for q in range(n_b):
-            inner += coef_b[q] * krow[q]
-        total += coef_a[r] * inner
-    return total
+    cdef Py_ssize_t q, t, n_features = starts_a[r + 1] - starts_a[r]
+    cdef double dot
+    _scatter(b, NULL, listed.values[va] + starts_a[r], features_a, n_features)
+    for q in range(n_b):
+        dot = 0.0
+        for t in range(starts_b[q], starts_b[q + 1]):
+            dot += values_b[t] * b.scattered[features_b[t]]
+        krow[q] = dot
+    _unscatter(b, features_a, n_features)
+    _apply_kernel(kernel, sq_b, n_b, sq_r, krow)
 
 
 cdef double _version_products(const Kernel* kernel, const Support* b,
@@ -3130,20 +3099,35 @@ cdef double _version_products(const Kernel* kernel, const Support* b,
                               Py_ssize_t n_a, Py_ssize_t vb,
                               const double* coef_b,
                               Py_ssize_t n_b) noexcept nogil:
-    """<w_a, w_b> of the rows of snapshot versions va and vb (-1: the
-    support itself), from b.listed with CSR examples, else from the rows."""
-    cdef Py_ssize_t cap = b.capacity, d = b.n_features
-    cdef Py_ssize_t current = b.n_problems + 1
+    """<w_a, w_b> = sum_r sum_q coef_a[r] coef_b[q] k(a_r, b_q) of the rows
+    of snapshot versions va and vb (-1: the support itself): from b.listed
+    with CSR examples (the support listed as version n_problems + 1), else
+    from the rows."""
+    cdef Py_ssize_t r, q, cap = b.capacity, d = kernel.n_columns
     cdef const double* sq_a = b.sq_norms if va < 0 else b.snap_sq + va * cap
     cdef const double* sq_b = b.sq_norms if vb < 0 else b.snap_sq + vb * cap
+    cdef const double* rows_a = b.rows
+    cdef const double* rows_b = b.rows
+    cdef double total = 0.0, inner
     if b.listed != NULL:
-        return _listed_products(
-            kernel, b, current if va < 0 else va, sq_a, coef_a, n_a,
-            current if vb < 0 else vb, sq_b, coef_b, n_b, b.krow)
-    return _products(
-        kernel, b.rows if va < 0 else b.snap_rows + va * cap * d, sq_a,
-        coef_a, n_a, b.rows if vb < 0 else b.snap_rows + vb * cap * d, sq_b,
-        coef_b, n_b, b.krow)
+        va = b.n_problems + 1 if va < 0 else va
+        vb = b.n_problems + 1 if vb < 0 else vb
+    else:
+        rows_a = b.rows if va < 0 else b.snap_rows + va * cap * d
+        rows_b = b.rows if vb < 0 else b.snap_rows + vb * cap * d
+    for r in range(n_a):
+        if coef_a[r] == 0.0 or n_b == 0:
+            continue
+        if b.listed != NULL:
+            _listed_row(kernel, b, va, r, sq_a[r], vb, sq_b, n_b, b.krow)
+        else:
+            _kernel_row(kernel, rows_b, sq_b, n_b, rows_a + r * d, sq_a[r],
+                        b.krow)
+        inner = 0.0
+        for q in range(n_b):
+            inner += coef_b[q] * b.krow[q]
+        total += coef_a[r] * inner
+    return total
 
 
 cdef int _support_moves(Support* b, const Kernel* kernel,
@@ -3153,7 +3137,7 @@ cdef int _support_moves(Support* b, const Kernel* kernel,
     it after n_iter_no_change epochs without improvement); and e.radius2."""
     cdef Py_ssize_t c, s, at, v
     cdef Py_ssize_t cap = b.capacity
-    cdef bint listed = False
+    cdef bint support_listed = False
     cdef double own, total
     e.radius2 = e.max_norm2
     for c in range(b.n_problems):
@@ -3161,9 +3145,9 @@ cdef int _support_moves(Support* b, const Kernel* kernel,
         if not active(e, c) or (
                 e.no_improvement[c] + 1 < e.control.n_iter_no_change):
             continue
-        if b.listed != NULL and not listed:
+        if b.listed != NULL and not support_listed:
             _list_version(b, b.n_problems + 1)
-            listed = True
+            support_listed = True
         own = _version_products(kernel, b, -1, _coef_at(b, c), b.n_support,
                                 -1, _coef_at(b, c), b.n_support)
         for s in range(2):
@@ -3589,7 +3573,8 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
             # slot's room spans many pages, of which its list takes the
             # first few): a numpy array of them, on huge pages, grew a fit
             # of 400 support vectors over 725,000 words in use by 290 MB
-            paged_array(1, cap * (d // 4) + 1 if sparse else 1, True, True)[0],
+            paged_array(1, cap * (d // 4) + 1 if sparse else 1, zeroed=True,
+                        int32=True)[0],
             np.full(cap, -1, dtype=np.intp),
             np.zeros(cap * VALUE_ROOM if sparse else 1),
             np.zeros(d if sparse else 1),

@@ -58,6 +58,22 @@ def clustered_sample(seed):
     return X[:2000], X[2000:], y[:2000], y[2000:]
 
 
+def thinned_classes(n_samples, n_features, n_informative, zero_below, seed):
+    """Three classes of make_classification (10% of the labels flipped)
+    whose values below zero_below in magnitude are 0: rows for the loop on
+    CSR examples to give the bits of dense ones."""
+    X, y = make_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_informative=n_informative,
+        n_classes=3,
+        flip_y=0.1,
+        random_state=seed,
+    )
+    X[np.abs(X) < zero_below] = 0.0
+    return X, y
+
+
 def budget_100_score(seed, **params):
     """The test accuracy on clustered_sample(seed) of a KernelPerceptron of
     gamma=0.05 and a budget of 100 with these parameters."""
@@ -148,15 +164,7 @@ def test_sparse_input_gives_the_bits_of_dense_input(strategy, n_jobs, zero_below
     list holds (a quarter of the features) and are searched for theirs;
     with about 9, most are listed (an example's stored features, the union
     of a merge's two lists), and written over their lists."""
-    X, y = make_classification(
-        n_samples=1200,
-        n_features=40,
-        n_informative=10,
-        n_classes=3,
-        flip_y=0.1,
-        random_state=5,
-    )
-    X[np.abs(X) < zero_below] = 0.0
+    X, y = thinned_classes(1200, 40, 10, zero_below, seed=5)
     params = dict(
         gamma=0.05, budget=260, budget_strategy=strategy, random_state=0, n_jobs=n_jobs
     )
@@ -185,15 +193,7 @@ def test_the_stopping_rule_on_csr_examples_gives_the_bits_of_dense_input(strateg
     and values, where dense examples copy the rows. The bits of dense
     rows, and the same epoch where the rule ends each run (three classes,
     rows of about 13 features of 40 not 0)."""
-    X, y = make_classification(
-        n_samples=600,
-        n_features=40,
-        n_informative=10,
-        n_classes=3,
-        flip_y=0.1,
-        random_state=5,
-    )
-    X[np.abs(X) < 1.0] = 0.0
+    X, y = thinned_classes(600, 40, 10, 1.0, seed=5)
     params = dict(
         gamma=0.05,
         budget=150,
@@ -250,15 +250,7 @@ def test_empty_columns_change_no_bit(budget, strategy, n_jobs):
     the budgeted loop, whatever the width. The two batches of partial_fit
     use different columns: the second holds the support on the first's as
     well."""
-    X, y = make_classification(
-        n_samples=900,
-        n_features=30,
-        n_informative=8,
-        n_classes=3,
-        flip_y=0.1,
-        random_state=2,
-    )
-    X[np.abs(X) < 1.0] = 0.0
+    X, y = thinned_classes(900, 30, 8, 1.0, seed=2)
     first, second = np.arange(450), np.arange(450, 900)
     X[np.ix_(first, range(20, 30))] = 0.0
     X[np.ix_(second, range(10))] = 0.0
