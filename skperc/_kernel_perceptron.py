@@ -720,10 +720,10 @@ class KernelPerceptron(BasePerceptron):
     dense or CSR input): it keeps the support vectors themselves, at most
     ``budget`` rows, and computes ``f(x)`` over them for each example it
     examines, so that memory is ``O(budget * n_features)`` (on CSR input,
-    ``budget`` times the values that a support vector stores, and 64
-    examples' rows over the features in use) and the cost of an example
-    is ``O(budget * n_features)`` whatever the number of samples; a
-    removal costs ``O(budget)``, a merge one kernel row over the support
+    ``budget`` times the values that a support vector stores, and a row
+    over the features in use for each vector of more than 512 of them) and
+    the cost of an example is ``O(budget * n_features)`` whatever the
+    number of samples; a removal costs ``O(budget)``, a merge one kernel row over the support
     plus one golden-section search, a projection one kernel row over
     the support plus the kernel matrix of 8 vectors and its factorization.
     With the other kernels the budget uses the loop above (removal only).
