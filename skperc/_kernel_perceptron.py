@@ -723,9 +723,10 @@ class KernelPerceptron(BasePerceptron):
     ``budget`` times the values that a support vector stores, and a row
     over the features in use for each vector of more than 512 of them) and
     the cost of an example is ``O(budget * n_features)`` whatever the
-    number of samples; a removal costs ``O(budget)``, a merge one kernel row over the support
-    plus one golden-section search, a projection one kernel row over
-    the support plus the kernel matrix of 8 vectors and its factorization.
+    number of samples; a removal costs ``O(budget)``, a merge one kernel
+    row over the support plus one golden-section search, a projection one
+    kernel row over the support plus the kernel matrix of 8 vectors and its
+    factorization.
     With the other kernels the budget uses the loop above (removal only).
 
     On data separable in the feature space with margin ``eps*`` and
