@@ -575,7 +575,7 @@ class KernelPerceptron(BasePerceptron):
         it keeps the columns it holds, and the others are computed again
         at each use (see the user guide). With a ``budget``, the memory that
         the averaging epoch which ends the fit may take for the kernel
-        values among the support vectors (9 bytes for each pair of them),
+        values among the support vectors (8 bytes for each pair of them),
         or it computes them at each use.
 
     {{class_weight}}
