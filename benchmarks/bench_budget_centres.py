@@ -17,6 +17,16 @@ at ``--size`` training examples, for ``--budget`` centres:
   support vectors. The accuracy printed is the best of the three ``C`` on
   the test points, which flatters each set a little: an upper estimate
   of what a linear model on those centres gives;
+- ``budgeted SGD``: the method of Wang, Crammer and Vucetic (JMLR 2012)
+  that the merges of ``budget_strategy="merge"`` come from, in numpy:
+  Pegasos on the hinge loss with regularization ``lambda`` (1e-4, 1e-5 and
+  1e-6), whose support past the budget merges the vector of the smallest
+  coefficient with the vector of its sign whose merge loses the least
+  weight, every such vector searched (the merged point on a grid of 41
+  points of the segment, where the paper searches by golden section);
+  the accuracy of the function after each of ``--sgd-epochs`` epochs
+  (the best ``lambda`` on the test points, as for LinearSVC, flatters it),
+  and the time;
 - ``optimized``: the budgeted fit's function, its centres and coefficients
   both moved by L-BFGS on the mean squared hinge loss over the training
   examples (plus ``1e-7`` times the squared norm of the coefficients,
@@ -31,7 +41,7 @@ score more), or too few centres for the data.
 Run from the repository root::
 
     python benchmarks/bench_budget_centres.py [--size 40000] [--budget 500] \
-        [--data clusters|wide|text] [--optimize 300]
+        [--data clusters|wide|text] [--optimize 300] [--sgd-epochs 3]
 """
 
 import argparse
@@ -48,6 +58,8 @@ from sklearn.svm import LinearSVC
 from skperc import KernelPerceptron
 
 C_VALUES = (1, 10, 100)
+SGD_LAMBDAS = (1e-4, 1e-5, 1e-6)
+MERGE_GRID = np.linspace(0.0, 1.0, 41)
 OPTIMIZE_ROUND = 50
 RIDGE = 1e-7
 
@@ -63,6 +75,56 @@ def linear_on_centres(X, y, X_test, y_test, centres, kernel_gamma):
         .score(test_features, y_test)
         for C in C_VALUES
     )
+
+
+def budgeted_sgd(X, signs, budget, kernel_gamma, lam, n_epochs, seed=0):
+    """Budgeted SGD with merging on dense rows X and signs (+1 or -1): after
+    each epoch, its RBF centres and their coefficients. Pegasos' t-th step
+    shrinks the coefficients by 1 - 1 / t and adds signs[i] / (lam t), so
+    that after t examples they are coef / t, where coef adds signs[i] / lam
+    (a merge is linear in the coefficients: the same on coef)."""
+    centres = np.zeros((budget + 1, X.shape[1]))
+    sq_norms = np.zeros(budget + 1)
+    coef = np.zeros(budget + 1)
+    held, t = 0, 0
+    rng = np.random.default_rng(seed)
+
+    def kernel_row(x, sq_x):
+        distances = sq_norms[:held] - 2.0 * centres[:held] @ x + sq_x
+        return np.exp(-kernel_gamma * np.maximum(distances, 0.0))
+
+    for _ in range(n_epochs):
+        for i in rng.permutation(X.shape[0]):
+            x, sq_x = X[i], X[i] @ X[i]
+            value = coef[:held] @ kernel_row(x, sq_x) / max(t, 1)
+            t += 1
+            if signs[i] * value >= 1.0:
+                continue
+            centres[held], sq_norms[held], coef[held] = x, sq_x, signs[i] / lam
+            held += 1
+            if held <= budget:
+                continue
+            m = np.argmin(np.abs(coef[:held]))
+            partners = np.flatnonzero(np.sign(coef[:held]) == np.sign(coef[m]))
+            partners = partners[partners != m]
+            k_mj = kernel_row(centres[m], sq_norms[m])[partners]
+            log_k = np.log(np.maximum(k_mj, 1e-300))
+            # z = h x_m + (1 - h) x_j: k(x_m, z) = k_mj^((1-h)^2), k(x_j, z) =
+            # k_mj^(h^2), and the merged coefficient the projection onto z
+            merged = coef[m] * np.exp(np.outer(log_k, (1 - MERGE_GRID) ** 2)) + coef[
+                partners, None
+            ] * np.exp(np.outer(log_k, MERGE_GRID**2))
+            at = np.argmax(merged**2, axis=1)
+            kept = merged[np.arange(len(partners)), at]
+            lost = coef[m] ** 2 + coef[partners] ** 2
+            lost += 2.0 * coef[m] * coef[partners] * k_mj - kept**2
+            p = np.argmin(lost)
+            j, h = partners[p], MERGE_GRID[at[p]]
+            centres[j] = h * centres[m] + (1.0 - h) * centres[j]
+            sq_norms[j], coef[j] = centres[j] @ centres[j], kept[p]
+            held -= 1
+            centres[m], sq_norms[m], coef[m] = centres[held], sq_norms[held], coef[held]
+        yield centres[:held].copy(), coef[:held] / t
 
 
 def function_of(params, n_centres):
@@ -99,6 +161,7 @@ def main():
         "--data", choices=sorted([*DATASETS, "text"]), default="clusters"
     )
     parser.add_argument("--optimize", type=int, default=300)
+    parser.add_argument("--sgd-epochs", type=int, default=3)
     args = parser.parse_args()
     X, y, X_test, y_test = data(args.size, args.data)
     kernel_gamma = gamma(args.data)
@@ -138,8 +201,26 @@ def main():
         accuracy = linear_on_centres(X, y, X_test, y_test, points, kernel_gamma)
         row(f"LinearSVC on {name}", accuracy)
 
+    signs = np.where(y == budgeted.classes_[1], 1.0, -1.0)
+    dense = X.toarray() if sp.issparse(X) else X
+    best = np.zeros(args.sgd_epochs)
+    seconds = np.zeros((len(SGD_LAMBDAS), args.sgd_epochs))
+    for at, lam in enumerate(SGD_LAMBDAS):
+        fits = budgeted_sgd(
+            dense, signs, args.budget, kernel_gamma, lam, args.sgd_epochs
+        )
+        start = time.perf_counter()
+        for epoch, (points, coef) in enumerate(fits):
+            seconds[at, epoch:] += time.perf_counter() - start
+            values = rbf_kernel(X_test, points, gamma=kernel_gamma) @ coef
+            accuracy = np.mean((values >= 0) == (y_test == budgeted.classes_[1]))
+            best[epoch] = max(best[epoch], accuracy)
+            start = time.perf_counter()
+    # the time: the median over lambda of the epochs so far
+    for epoch, accuracy in enumerate(best):
+        row(f"budgeted SGD, {epoch + 1} epochs", accuracy, np.median(seconds[:, epoch]))
+
     if args.optimize:
-        signs = np.where(y == budgeted.classes_[1], 1.0, -1.0)
         coef = budgeted.dual_coef_[0] / np.mean(np.abs(budgeted.decision_function(X)))
         params = np.concatenate([coef, support.ravel()])
         loss = squared_hinge(X, signs, kernel_gamma, args.budget)
