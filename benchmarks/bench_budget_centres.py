@@ -89,6 +89,8 @@ def budgeted_sgd(X, signs, budget, kernel_gamma, lam, n_epochs, seed=0):
     held, t = 0, 0
     rng = np.random.default_rng(seed)
 
+    # (rbf_kernel would check its input at each of the hundreds of
+    # thousands of rows)
     def kernel_row(x, sq_x):
         distances = sq_norms[:held] - 2.0 * centres[:held] @ x + sq_x
         return np.exp(-kernel_gamma * np.maximum(distances, 0.0))
@@ -202,6 +204,13 @@ def main():
         row(f"LinearSVC on {name}", accuracy)
 
     signs = np.where(y == budgeted.classes_[1], 1.0, -1.0)
+
+    def test_accuracy(points, coef):
+        # the function of RBF centres points and coefficients coef, with
+        # the budgeted fit's second class where it is >= 0
+        values = rbf_kernel(X_test, points, gamma=kernel_gamma) @ coef
+        return np.mean((values >= 0) == (y_test == budgeted.classes_[1]))
+
     dense = X.toarray() if sp.issparse(X) else X
     best = np.zeros(args.sgd_epochs)
     seconds = np.zeros((len(SGD_LAMBDAS), args.sgd_epochs))
@@ -212,9 +221,7 @@ def main():
         start = time.perf_counter()
         for epoch, (points, coef) in enumerate(fits):
             seconds[at, epoch:] += time.perf_counter() - start
-            values = rbf_kernel(X_test, points, gamma=kernel_gamma) @ coef
-            accuracy = np.mean((values >= 0) == (y_test == budgeted.classes_[1]))
-            best[epoch] = max(best[epoch], accuracy)
+            best[epoch] = max(best[epoch], test_accuracy(points, coef))
             start = time.perf_counter()
     # the time: the median over lambda of the epochs so far
     for epoch, accuracy in enumerate(best):
@@ -234,8 +241,7 @@ def main():
                 options={"maxiter": OPTIMIZE_ROUND},
             ).x
             coef, moved = function_of(params, args.budget)
-            values = rbf_kernel(X_test, moved, gamma=kernel_gamma) @ coef
-            accuracy = np.mean((values >= 0) == (y_test == budgeted.classes_[1]))
+            accuracy = test_accuracy(moved, coef)
             row(f"optimized, {done} iterations", accuracy, time.perf_counter() - start)
 
 
