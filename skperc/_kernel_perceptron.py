@@ -599,13 +599,15 @@ class KernelPerceptron(BasePerceptron):
         (every block, with a budget) waits for all the threads, so on cores
         kept busy by other work, where the system lets a thread wait for
         milliseconds, more threads would be far slower; the loop times its
-        steps, and an epoch whose threads lose more time waiting for each
-        other than they gain runs its rest on one thread. On 2 cores busy with
+        steps, and once its threads have lost more time waiting for each
+        other than they gained in the epoch, it runs on one thread for ten
+        times the time lost (twice as long after each new loss in the
+        epoch), then tries them again. On 2 cores busy with
         2 other processes (``benchmarks/bench_kernel_scale.py --sizes 10000
-        --busy 2 --repeat 3``), a fit of 10,000 examples took 0.57 s on 2
-        threads against 0.54 s on one, and 0.63 s against 0.40 s with a
-        budget of 500 (3.9 s and 25 s on 2 threads before the loop timed its
-        steps).
+        --busy 2 --repeat 3``, medians of 3 runs), a fit of 10,000 examples
+        took 0.71 s on 2 threads against 0.55 s on one, and 0.38 s against
+        0.32 s with a budget of 500 (3.9 s and 25 s on 2 threads before the
+        loop timed its steps).
 
     {{verbose}}
 

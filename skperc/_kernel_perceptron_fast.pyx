@@ -477,41 +477,59 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
 
 # The parallel steps of an epoch (a column's rows, a budgeted block and the
 # next one's rows) are timed: once they have taken CONTENTION_WAIT seconds
-# longer, since the epoch began, than the seconds their threads worked,
-# which one thread would have taken, the threads have lost more time
-# waiting for each other than they saved, and the rest of the epoch runs in
-# one thread. A thread that the system does not run, on cores busy with
-# other work, holds up every step for a time slice of the scheduler,
-# milliseconds, where a step takes a fraction of one: on 2 cores busy with
-# 2 other processes, a budgeted fit of 10,000 examples
-# (benchmarks/bench_kernel_scale.py --busy 2, budget 500) lost 24 ms every 2
-# steps, and took 25 s on 2 threads without this, against 0.7 s on one. On
-# the idle machine a step rarely loses a millisecond (4 of 11,000 pairs of
+# longer, since the epoch began (or its threads were last tried again), than
+# the seconds their threads worked, which one thread would have taken, the
+# threads have lost more time waiting for each other than they saved, and the
+# epoch runs on one thread for ALONE_FOR times the seconds lost, then tries its
+# threads again, twice as long after each loss in the epoch. A thread that the
+# system does not run, on cores busy with other work, holds up every step for a
+# time slice of the scheduler, milliseconds, where a step takes a fraction of
+# one: on 2 cores busy with 2 other processes, a budgeted fit of 10,000
+# examples (benchmarks/bench_kernel_scale.py --busy 2, budget 500) lost 24 ms
+# every 2 steps, and took 25 s on 2 threads without this, against 0.7 s on one.
+# On the idle machine a step rarely loses a millisecond (4 of 11,000 pairs of
 # steps of 3 fits of 40,000 examples), and what the steps before it saved
-# outweighs it. A rule on the last 2 steps alone took such a step for a
-# busy machine: in a budgeted fit of a million examples on 2 threads, 2 of
-# its 7 epochs ran their last 44% and 34% on one thread, after a pair of
-# steps that lost 5.5 and 1.0 ms; the fit took 15.6 s with that rule and
-# 13.9 s with this one (medians of 3, alternating).
+# outweighs it. A rule on the last 2 steps alone took such a step for a busy
+# machine: in a budgeted fit of a million examples on 2 threads, 2 of its 7
+# epochs ran their last 44% and 34% on one thread, after a pair of steps that
+# lost 5.5 and 1.0 ms; the fit took 15.6 s with that rule and 13.9 s with this
+# one (medians of 3, alternating). A loss that does not last meets a fit at its
+# start above all, where the threads of a BLAS call just made (the scaling of
+# the data) still spin: the first step of an unbudgeted fit of 40,000 examples
+# on 2 threads lost 2 to 6 ms in 4 runs of 4 (none with
+# OPENBLAS_NUM_THREADS=1); its first epoch, a fifth of the fit, ran to its end
+# on one thread when the epoch kept to one thread once it went to one, and goes
+# back to its threads after 20 to 60 ms with the retry: 2 threads took 0.55 of
+# one thread's time with it, 0.61 without (benchmarks/bench_kernel_scale.py
+# --sizes 40000 --only KernelPerceptron --repeat 3 and 5, medians of 9 runs
+# alternating). On 2 cores busy with 2 other processes (--busy 2, 10,000
+# examples) the fits took as long with the retry as without.
 cdef double CONTENTION_WAIT = 1e-3
+cdef double ALONE_FOR = 10.0
 
 
 cdef struct Threads:
     Py_ssize_t n              # the most that a step of the loop runs on
-    bint alone                # whether the rest of the epoch runs on one
+    bint alone                # whether the steps run on one until retry_at
     double* busy              # (n,): the seconds each worked in this step
     double started            # when this step started
-    double waited             # the seconds lost (saved: < 0) in the epoch
+    double waited             # the seconds lost (saved: < 0) since then
+    double retry_at           # when the threads are tried again
+    double alone_for          # a loss's seconds on one thread, per s lost
 
 
-cdef inline Py_ssize_t _threads(const Threads* threads) noexcept nogil:
+cdef inline Py_ssize_t _threads(Threads* threads) noexcept nogil:
     """The threads that the next step may run on."""
+    if threads.alone and skperc_wall() >= threads.retry_at:
+        threads.alone = False
+        threads.waited = 0.0
     return 1 if threads.alone else threads.n
 
 
 cdef inline void _begin_epoch_threads(Threads* threads) noexcept nogil:
     threads.alone = False
     threads.waited = 0.0
+    threads.alone_for = ALONE_FOR
 
 
 cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
@@ -524,13 +542,17 @@ cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
 
 
 cdef inline void _end_step(Threads* threads, Py_ssize_t n) noexcept nogil:
-    """After a step on n threads (_start_step): the rest of the epoch runs
-    on one thread once the steps of the epoch lost CONTENTION_WAIT."""
+    """After a step on n threads (_start_step): the steps run on one thread
+    for a while once those since the count began lost CONTENTION_WAIT."""
     cdef Py_ssize_t t
-    threads.waited += skperc_wall() - threads.started
+    cdef double now = skperc_wall()
+    threads.waited += now - threads.started
     for t in range(n):
         threads.waited -= threads.busy[t]
-    threads.alone = threads.waited > CONTENTION_WAIT
+    if threads.waited > CONTENTION_WAIT:
+        threads.alone = True
+        threads.retry_at = now + threads.alone_for * threads.waited
+        threads.alone_for *= 2.0
 
 
 cdef inline Py_ssize_t _n_blocks(Py_ssize_t n_threads,
