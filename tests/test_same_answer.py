@@ -7,8 +7,9 @@ The estimators are the configurations of tests/estimators.py.
 """
 
 import functools
-import multiprocessing
 import pickle
+import subprocess
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -397,12 +398,6 @@ def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
         assert_same_model(models[1], models[n_jobs], X[:500])
 
 
-def _spin():
-    """Compute until terminated: other work on a core."""
-    while True:
-        pass
-
-
 @pytest.mark.parametrize("budget", [None, 1000])
 def test_kernel_perceptron_threads_give_the_same_bits_on_a_busy_machine(budget):
     """On cores that other processes keep busy, the loop's steps lose time
@@ -417,17 +412,16 @@ def test_kernel_perceptron_threads_give_the_same_bits_on_a_busy_machine(budget):
     one = _fit(KernelPerceptron(**params, n_jobs=1), X, y)
     if budget is not None:
         assert one.n_support_.sum() == budget
+    # two processes that compute until killed: other work on both cores
     others = [
-        multiprocessing.get_context("fork").Process(target=_spin, daemon=True)
-        for _ in range(2)
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)
     ]
-    for other in others:
-        other.start()
     try:
         busy = _fit(KernelPerceptron(**params, n_jobs=2), X, y)
     finally:
         for other in others:
-            other.terminate()
+            other.kill()
+            other.wait()
     assert_same_model(one, busy, X[:500])
 
 
