@@ -497,10 +497,10 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
 # start above all, where the threads of a BLAS call just made (the scaling of
 # the data) still spin: the first step of an unbudgeted fit of 40,000 examples
 # on 2 threads lost 2 to 6 ms in 4 runs of 4 (none with
-# OPENBLAS_NUM_THREADS=1); its first epoch, a fifth of the fit, ran to its end
-# on one thread when the epoch kept to one thread once it went to one, and goes
-# back to its threads after 20 to 60 ms with the retry: 2 threads took 0.55 of
-# one thread's time with it, 0.61 without (benchmarks/bench_kernel_scale.py
+# OPENBLAS_NUM_THREADS=1); where the rule kept one thread to the epoch's end,
+# the fit's first epoch, a fifth of it, then ran on one thread; with the retry,
+# it goes back to its threads after 20 to 60 ms: 2 threads took 0.55 of one
+# thread's time with the retry, 0.61 without (benchmarks/bench_kernel_scale.py
 # --sizes 40000 --only KernelPerceptron --repeat 3 and 5, medians of 9 runs
 # alternating). On 2 cores busy with 2 other processes (--busy 2, 10,000
 # examples) the fits took as long with the retry as without.

@@ -402,9 +402,9 @@ def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
 def test_kernel_perceptron_threads_give_the_same_bits_on_a_busy_machine(budget):
     """On cores that other processes keep busy, the loop's steps lose time
     waiting for a thread that the system does not run: it then runs on one
-    thread for a while and tries its threads again, here in step after step
-    (a loss of milliseconds, 10 times as long on one thread, where an epoch
-    takes tenths of a second). The bits do not change."""
+    thread for 10 times the time lost, milliseconds, and tries its threads
+    again, several times in an epoch of tenths of a second. The bits do not
+    change."""
     X, y = _threaded_data(3)
     params = dict(
         budget=budget, max_iter=4, early_stopping=False, average=True, random_state=0
