@@ -40,6 +40,7 @@ from ._kernel_perceptron_fast import (
     KernelKind,
     kernel_diagonal,
     kernel_products,
+    new_thread_state,
     paged_array,
     run_budget_epochs,
     run_epochs,
@@ -602,12 +603,15 @@ class KernelPerceptron(BasePerceptron):
         steps, and once its threads have lost more time waiting for each
         other than they gained in the epoch, it runs on one thread for ten
         times the time lost (twice as long after each new loss in the
-        epoch), then tries them again. On 2 cores busy with
-        2 other processes (``benchmarks/bench_kernel_scale.py --sizes 10000
-        --busy 2 --repeat 3``, medians of 3 runs), a fit of 10,000 examples
-        took 0.71 s on 2 threads against 0.55 s on one, and 0.38 s against
-        0.32 s with a budget of 500 (3.9 s and 25 s on 2 threads before the
-        loop timed its steps).
+        epoch), into the next epochs if need be, then tries them again. On
+        2 cores, one of them busy with another process
+        (``benchmarks/bench_kernel_scale.py --sizes 10000 --busy 1 --repeat
+        3``, medians of 3 runs), a fit of 10,000 examples took 0.48 s on 2
+        threads against 0.42 s on one, and 0.29 s against 0.24 s with a
+        budget of 500 (0.56 s and 0.37 s on 2 threads where each epoch
+        tried its threads again); with 2 other processes (``--busy 2``),
+        0.63 s against 0.56 s, and 0.35 s against 0.33 s (3.9 s and 25 s on
+        2 threads before the loop timed its steps).
 
     {{verbose}}
 
@@ -1122,6 +1126,7 @@ class KernelPerceptron(BasePerceptron):
         y = np.concatenate([run.codes, codes]).astype(np.int32)
         all_weights = np.concatenate([np.zeros(n_old), weight])
         n_threads = thread_count(self.n_jobs)
+        thread_state = new_thread_state()
 
         def epochs(visit, work, counters, control, continued=False):
             failure = new_failure()
@@ -1145,6 +1150,7 @@ class KernelPerceptron(BasePerceptron):
                 failure,
                 continued,
                 n_threads=n_threads,
+                thread_state=thread_state,
             )
             self._check_kernel_failure(failure, points)
             return result
@@ -1415,6 +1421,7 @@ class KernelPerceptron(BasePerceptron):
         diag = kernel_diagonal(sq_norms, spec)
         counters = run.counters()
         n_threads = thread_count(self.n_jobs)
+        thread_state = new_thread_state()
 
         def epochs(visit, support, counters, control, continued=False, strategy=None):
             failure = new_failure()
@@ -1438,6 +1445,7 @@ class KernelPerceptron(BasePerceptron):
                 failure,
                 continued,
                 n_threads=n_threads,
+                thread_state=thread_state,
                 cache_bytes=self.cache_size * 2**20,
             )
             self._check_kernel_failure(failure, X, support.vectors())

@@ -481,7 +481,9 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
 # the seconds their threads worked, which one thread would have taken, the
 # threads have lost more time waiting for each other than they saved, and the
 # epoch runs on one thread for ALONE_FOR times the seconds lost, then tries its
-# threads again, twice as long after each loss in the epoch. A thread that the
+# threads again, twice as long after each loss in the epoch. That time runs on
+# into the next epoch, and into the next call of the loop in the same fit
+# (thread_state), which early stopping makes for each epoch. A thread that the
 # system does not run, on cores busy with other work, holds up every step for a
 # time slice of the scheduler, milliseconds, where a step takes a fraction of
 # one: on 2 cores busy with 2 other processes, a budgeted fit of 10,000
@@ -503,7 +505,10 @@ cdef int _take_slot(Cache* cache, Py_ssize_t j,
 # thread's time with the retry, 0.61 without (benchmarks/bench_kernel_scale.py
 # --sizes 40000 --only KernelPerceptron --repeat 3 and 5, medians of 9 runs
 # alternating). On 2 cores busy with 2 other processes (--busy 2, 10,000
-# examples) the fits took as long with the retry as without.
+# examples) the fits took as long with the retry as without. Where each epoch
+# went back to its threads, on 2 cores and one other busy process, the first
+# step of each epoch lost 10 to 17 ms waiting for the second thread to be run,
+# and 2 threads took 1.3 times as long as one; see the docstring of n_jobs.
 cdef double CONTENTION_WAIT = 1e-3
 cdef double ALONE_FOR = 10.0
 
@@ -513,7 +518,7 @@ cdef struct Threads:
     bint alone                # whether the steps run on one until retry_at
     double* busy              # (n,): the seconds each worked in this step
     double started            # when this step started
-    double waited             # the seconds lost (saved: < 0) since then
+    double waited             # the seconds lost (saved: < 0) in the count
     double retry_at           # when the threads are tried again
     double alone_for          # a loss's seconds on one thread, per s lost
 
@@ -527,9 +532,36 @@ cdef inline Py_ssize_t _threads(Threads* threads) noexcept nogil:
 
 
 cdef inline void _begin_epoch_threads(Threads* threads) noexcept nogil:
-    threads.alone = False
+    """An epoch counts anew the seconds that its threads lose (or save),
+    and the losses that double the time on one thread."""
     threads.waited = 0.0
     threads.alone_for = ALONE_FOR
+
+
+def new_thread_state():
+    """The state of a fit's threads that its calls of run_epochs or
+    run_budget_epochs carry from one to the next (``thread_state``): the
+    time (skperc_wall) until which its steps run on one thread."""
+    return np.zeros(1)
+
+
+cdef object _start_threads(Threads* threads, double[::1] busy, state):
+    """Threads on busy.shape[0] at most, in the state (new_thread_state)
+    given, or a new one if None; returns that state, which _keep_threads
+    writes back to."""
+    if state is None:
+        state = new_thread_state()
+    cdef double[::1] retry_at = state
+    threads.n = busy.shape[0]
+    threads.busy = &busy[0]
+    threads.retry_at = retry_at[0]
+    threads.alone = skperc_wall() < threads.retry_at
+    _begin_epoch_threads(threads)
+    return state
+
+
+cdef void _keep_threads(const Threads* threads, double[::1] state) noexcept:
+    state[0] = threads.retry_at if threads.alone else 0.0
 
 
 cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
@@ -1351,6 +1383,7 @@ def run_epochs(
     int64_t[::1] failure,
     bint continued=False,
     Py_ssize_t n_threads=1,
+    thread_state=None,
 ):
     """Run up to ``control.max_iter`` epochs over the points in visit;
     update the state in place; each kernel column computed and added by
@@ -1381,7 +1414,10 @@ def run_epochs(
     A caller that continues one run over calls (early stopping) passes
     ``continued``: the shuffle then goes on from the order that ``visit``
     was left in, with ``control.seed`` the shuffle's state, and the call
-    returns a fifth item, the shuffle's state after it.
+    returns a fifth item, the shuffle's state after it; it passes the
+    run's ``thread_state`` (new_thread_state) too, so that a call starts
+    on one thread where the last one left its threads (None: on its
+    threads).
     """
     cdef double[:, ::1] columns = column_cache.columns
     cdef double[:, ::1] f = points.f
@@ -1437,9 +1473,7 @@ def run_epochs(
     cdef unsigned char[::1] flags = np.zeros(2 * n_threads, dtype=np.uint8)
     cdef Threads threads
     cdef double[::1] busy = np.zeros(n_threads)
-    threads.n = n_threads
-    threads.busy = &busy[0]
-    _begin_epoch_threads(&threads)
+    thread_state = _start_threads(&threads, busy, thread_state)
     cache.threads = &threads
     cache.flags = &flags[0]
 
@@ -1491,6 +1525,7 @@ def run_epochs(
             &visit[0], visit.shape[0], &e, &delta[0], &delta_avg[0],
             holding, &value[0],
         )
+    _keep_threads(&threads, thread_state)
     support_state[0] = model.queue_start
     support_state[1] = model.n_support
     column_cache.n_used = cache.n_used
@@ -3716,6 +3751,7 @@ def run_budget_epochs(
     int64_t[::1] failure,
     bint continued=False,
     Py_ssize_t n_threads=1,
+    thread_state=None,
     double cache_bytes=0.0,
 ):
     """Run up to ``control.max_iter`` budgeted epochs over the examples in
@@ -3741,7 +3777,8 @@ def run_budget_epochs(
     ``support.held`` to its working arrays, which the next call takes up
     (None: set up anew, from ``support.compact`` after CSR examples, as for
     rows changed outside the loop). The other
-    arguments are those of run_epochs, for the examples of this call.
+    arguments (``thread_state`` too) are those of run_epochs, for the
+    examples of this call.
     BUDGET_AVERAGING
     keeps the kernel values among the support that it computes when
     capacity^2 of them and their marks take at most ``cache_bytes``.
@@ -3889,15 +3926,14 @@ def run_budget_epochs(
                         kept if b.example_indptr != NULL else None,
                         support.compact if kept is None else None,
                         _example_room(X))
-    threads.n = busy.shape[0]
-    threads.busy = &busy[0]
-    _begin_epoch_threads(&threads)
+    thread_state = _start_threads(&threads, busy, thread_state)
 
     with nogil:
         finished = _run_budget_epochs(
             &b, &kernel, &examples, &diag[0], &y[0], &weight[0], &visit[0],
             visit.shape[0], &e, &delta[0], &delta_avg[0], blocks, &threads,
         )
+    _keep_threads(&threads, thread_state)
     state[0] = b.n_support
     state[1] = b.clock
     if finished and b.example_indptr != NULL:
@@ -3939,9 +3975,7 @@ def support_block_rows(X, vectors, KernelSpec spec,
     _set_examples(&b, &examples)
     held = _hold_blocks(&b, &block, 1, None, None, _example_room(X))
     cdef double[::1] busy = np.zeros(n_threads)
-    threads.n = n_threads
-    threads.busy = &busy[0]
-    _begin_epoch_threads(&threads)
+    _start_threads(&threads, busy, None)
     # the block's rows, in the arrays held (capacity = n_support)
     cdef Py_ssize_t size = _block_size(&b)
     krows = np.asarray(<double[:size * n_support]> block.krows).reshape(

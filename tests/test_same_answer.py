@@ -398,18 +398,28 @@ def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
         assert_same_model(models[1], models[n_jobs], X[:500])
 
 
+@pytest.mark.parametrize("early_stopping", [False, True])
 @pytest.mark.parametrize("budget", [None, 1000])
-def test_kernel_perceptron_threads_give_the_same_bits_on_a_busy_machine(budget):
+def test_kernel_perceptron_threads_give_the_same_bits_on_a_busy_machine(
+    budget, early_stopping
+):
     """On cores that other processes keep busy, the loop's steps lose time
     waiting for a thread that the system does not run: it then runs on one
     thread for 10 times the time lost, milliseconds, and tries its threads
-    again, several times in an epoch of tenths of a second. The bits do not
-    change."""
+    again, several times in an epoch of tenths of a second; with early
+    stopping, which runs the loop once for each epoch, a call starts on one
+    thread where the last one left its threads. The bits do not change."""
     X, y = _threaded_data(3)
     params = dict(
-        budget=budget, max_iter=4, early_stopping=False, average=True, random_state=0
+        budget=budget,
+        max_iter=4,
+        early_stopping=early_stopping,
+        n_iter_no_change=4,
+        average=True,
+        random_state=0,
     )
     one = _fit(KernelPerceptron(**params, n_jobs=1), X, y)
+    assert one.n_iter_ == 4
     if budget is not None:
         assert one.n_support_.sum() == budget
     # two processes that compute until killed: other work on both cores
