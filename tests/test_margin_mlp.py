@@ -573,16 +573,19 @@ def test_refits_racing_predict_show_one_model(blobs, frequent_thread_switches):
             errors.append(error)
 
     readers = [threading.Thread(target=read) for _ in range(3)]
-    for thread in readers:
-        thread.start()
+    # the filter holds while the readers run: a reader that leaves a
+    # catch_warnings block (check_array has one) puts back the filters as it
+    # found them, process-wide
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        for thread in readers:
+            thread.start()
         for _ in range(30):
             clf.fit(X, binary)
             clf.fit(X, y)
-    stop.set()
-    for thread in readers:
-        thread.join()
+        stop.set()
+        for thread in readers:
+            thread.join()
     assert not errors, errors[:3]
 
 
