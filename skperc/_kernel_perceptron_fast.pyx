@@ -515,7 +515,9 @@ cdef double ALONE_FOR = 10.0
 
 cdef struct Threads:
     Py_ssize_t n              # the most that a step of the loop runs on
-    bint alone                # whether the steps run on one until retry_at
+    # whether the steps run on one until retry_at: kept, not read off the
+    # clock at each step, so that a fit on one thread reads no clock
+    bint alone
     double* busy              # (n,): the seconds each worked in this step
     double started            # when this step started
     double waited             # the seconds lost (saved: < 0) in the count
