@@ -207,6 +207,7 @@ cdef struct Model:
     Py_ssize_t n_support
     unsigned char* in_support
     Py_ssize_t budget         # 0: no budget
+    Py_ssize_t cap            # 0: none; else the support stays below it
     double* removal           # (2, n_problems) scratch of _forget_oldest
     # the snapshots w_1 and w_r of the stopping rule (NULL with it off),
     # as their coefficients and decision values on the points:
@@ -1063,6 +1064,16 @@ cdef int _examine(Epochs* e, Py_ssize_t c, Py_ssize_t i, double yc,
     return 1
 
 
+cdef enum:
+    # what _run_epochs returns when its support would reach m.cap
+    CAP_REACHED = 2
+
+
+class CapReached(Exception):
+    """Raised by run_epochs when an update would bring the support to its
+    ``cap``: the caller's state is then unusable."""
+
+
 cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
                         Epochs* e) except -1 nogil:
     """Remove the oldest support vector from the function."""
@@ -1106,7 +1117,9 @@ cdef int _run_epochs(
     """The epochs of one call, holding updates back in ``held`` (see Held;
     NULL: each update adds its column at once); value holds n_problems
     decision values. A kernel value, radius, threshold or decision value
-    that is not finite stops the call, recorded in e.failure."""
+    that is not finite stops the call, recorded in e.failure; an update
+    that would bring the support to ``m.cap`` vectors stops it with
+    CAP_REACHED, the state then being unusable."""
     cdef Py_ssize_t n = m.n_points
     cdef Py_ssize_t k = m.n_problems
     cdef Py_ssize_t epoch, ii, i, c
@@ -1155,6 +1168,8 @@ cdef int _run_epochs(
                 continue
 
             if not m.in_support[i]:
+                if m.cap > 0 and m.n_support + 1 >= m.cap:
+                    return CAP_REACHED
                 while m.budget > 0 and m.n_support >= m.budget:
                     _forget_oldest(m, cache, kernel, e)
                     if not cache.finite_columns:
@@ -1386,6 +1401,7 @@ def run_epochs(
     bint continued=False,
     Py_ssize_t n_threads=1,
     thread_state=None,
+    Py_ssize_t cap=0,
 ):
     """Run up to ``control.max_iter`` epochs over the points in visit;
     update the state in place; each kernel column computed and added by
@@ -1420,6 +1436,10 @@ def run_epochs(
     run's ``thread_state`` (new_thread_state) too, so that a call starts
     on one thread where the last one left its threads (None: on its
     threads).
+
+    With ``cap`` > 0, an update that would bring the support to ``cap``
+    vectors raises CapReached, the state then being unusable (a budget
+    that the support reaches is the budgeted loop's).
     """
     cdef double[:, ::1] columns = column_cache.columns
     cdef double[:, ::1] f = points.f
@@ -1451,8 +1471,8 @@ def run_epochs(
                                  and avg_coef.shape[0] == k
                                  and avg_coef.shape[1] == n_points))):
         raise ValueError("run_epochs: the state's arrays do not fit the points.")
-    if n_threads < 1:
-        raise ValueError("run_epochs: n_threads >= 1.")
+    if n_threads < 1 or cap < 0:
+        raise ValueError("run_epochs: n_threads >= 1 and cap >= 0.")
     _check_kernel_rows(rows, sq_norms, spec.kind, n_points)
     for ii in range(visit.shape[0]):
         if not 0 <= visit[ii] < n_points:
@@ -1491,6 +1511,7 @@ def run_epochs(
     model.n_support = support_state[1]
     model.in_support = &in_support[0]
     model.budget = budget
+    model.cap = cap
     cdef double[::1] removal = np.zeros(2 * k)
     model.removal = &removal[0]
     snapshots = np.zeros(4 * k * n_points if control.n_iter_no_change else 0)
@@ -1521,13 +1542,16 @@ def run_epochs(
     elif _reads_panels(&kernel, n_points):
         panels = _set_panels(&kernel, rows)
 
+    cdef int status
     with nogil:
-        _run_epochs(
+        status = _run_epochs(
             &model, &cache, &kernel, &diag[0], &y[0], &weight[0],
             &visit[0], visit.shape[0], &e, &delta[0], &delta_avg[0],
             holding, &value[0],
         )
     _keep_threads(&threads, thread_state)
+    if status == CAP_REACHED:
+        raise CapReached
     support_state[0] = model.queue_start
     support_state[1] = model.n_support
     column_cache.n_used = cache.n_used

@@ -283,6 +283,46 @@ def test_compiled_kernels_take_dense_csr_float32_to_the_same_bits(
                 assert_same(getattr(model, method)(X_eval), expected, (name, form))
 
 
+@pytest.mark.parametrize("form", ["dense64", "csr64", "dense32"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_budget_the_support_stays_below_gives_the_fit_without_it(
+    form, n_classes, seed
+):
+    """A budget of at least half the points runs the fit as without it
+    first: a support that stays below the budget keeps that run, the same
+    bits as no budget; one that reaches it leaves it to the budgeted loop,
+    whose merges give vectors that are no samples. On labels half noise,
+    which need support vectors of more than half the points; without
+    early stopping the support only grows, so the last is the largest."""
+    X, y = make_classification(
+        n_samples=300,
+        n_features=4,
+        n_informative=4,
+        n_redundant=0,
+        n_classes=n_classes,
+        flip_y=0.5,
+        random_state=seed,
+    )
+    X = _input_forms(X.astype(np.float32).astype(np.float64))[form]
+    params = dict(gamma=2.0, max_iter=4, early_stopping=False, random_state=seed)
+    free = _fit(KernelPerceptron(**params), X, y)
+    largest = len(free.support_)
+    assert 2 * largest >= len(y), "the budgets below must run the fit without one"
+    below = _fit(KernelPerceptron(**params, budget=largest + 1), X, y)
+    assert_same_model(below, free, X)
+    reached = _fit(KernelPerceptron(**params, budget=largest), X, y)
+    assert len(reached.support_) <= largest
+    assert (reached.support_ == -1).any()
+    # early stopping keeps a point of each class out of the training part,
+    # and so out of the support: a budget of all but one point binds but is
+    # never reached
+    params["early_stopping"] = True
+    free = _fit(KernelPerceptron(**params), X, y)
+    roomy = _fit(KernelPerceptron(**params, budget=len(y) - 1), X, y)
+    assert_same_model(roomy, free, X)
+
+
 def test_non_canonical_csr_gives_the_bits_of_canonical_csr():
     """CSR rows with unsorted and duplicate indices are summed as their
     canonical form, without a change to the caller's matrix."""
