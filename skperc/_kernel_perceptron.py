@@ -1127,12 +1127,16 @@ class KernelPerceptron(BasePerceptron):
         """Run the compiled loop on the support vectors so far and the batch
         X (codes: the indices of y in classes_); set the fitted attributes."""
         self.validation_scores_ = self.best_validation_score_ = None
+        # the loops' calls of one fit, the run without the budget and the
+        # budgeted one after it included, go on from where the last one
+        # left its threads
+        thread_state = new_thread_state()
         call = (X, codes, weight, schedule, max_iter, stop_when_separated)
         if not self._budget_binds(X):
-            return self._train_columns(*call)
+            return self._train_columns(*call, thread_state)
         if self._tries_without_budget(X):
             try:
-                return self._train_columns(*call, cap=self.budget)
+                return self._train_columns(*call, thread_state, cap=self.budget)
             except CapReached:
                 self.validation_scores_ = self.best_validation_score_ = None
                 if self.verbose > 0:
@@ -1140,11 +1144,19 @@ class KernelPerceptron(BasePerceptron):
         if isinstance(self.beta, str) and self.beta == "auto":
             schedule = RelativeThreshold(_BUDGETED_AUTO_BETA)
         return self._train_budget(
-            X, codes, weight, schedule, max_iter, stop_when_separated
+            X, codes, weight, schedule, max_iter, stop_when_separated, thread_state
         )
 
     def _train_columns(
-        self, X, codes, weight, schedule, max_iter, stop_when_separated, cap=0
+        self,
+        X,
+        codes,
+        weight,
+        schedule,
+        max_iter,
+        stop_when_separated,
+        thread_state,
+        cap=0,
     ):
         """Run the loop of kernel columns, as _train does, on a support that
         stays below ``cap`` vectors (0: any number): an update that would
@@ -1167,7 +1179,6 @@ class KernelPerceptron(BasePerceptron):
         y = np.concatenate([run.codes, codes]).astype(np.int32)
         all_weights = np.concatenate([np.zeros(n_old), weight])
         n_threads = thread_count(self.n_jobs)
-        thread_state = new_thread_state()
 
         def epochs(visit, work, counters, control, continued=False):
             failure = new_failure()
@@ -1467,7 +1478,9 @@ class KernelPerceptron(BasePerceptron):
         n_points = len(self._run.index) + X.shape[0]
         return 2 * self.budget >= n_points
 
-    def _train_budget(self, X, codes, weight, schedule, max_iter, stop_when_separated):
+    def _train_budget(
+        self, X, codes, weight, schedule, max_iter, stop_when_separated, thread_state
+    ):
         """Run the budgeted loop on the support so far and the batch X, as
         _train does."""
         run = self._run
@@ -1483,7 +1496,6 @@ class KernelPerceptron(BasePerceptron):
         diag = kernel_diagonal(sq_norms, spec)
         counters = run.counters()
         n_threads = thread_count(self.n_jobs)
-        thread_state = new_thread_state()
 
         def epochs(visit, support, counters, control, continued=False, strategy=None):
             failure = new_failure()
