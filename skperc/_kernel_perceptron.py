@@ -758,7 +758,8 @@ class KernelPerceptron(BasePerceptron):
     half the examples, a budget between them is first run for nothing: on
     the noisier ``text`` data there (1.1 s and at most 6,381 support
     vectors without a budget), 5,000 and 6,000 took 3.0 and 3.2 s against
-    2.3 and 2.4 s, while 7,000 took 1.1 s against 2.3 s.
+    2.2 to 2.4 s in the budgeted loop alone, while 7,000 took 1.1 s against
+    2.3 to 2.5 s (two runs each).
 
     On data separable in the feature space with margin ``eps*`` and
     ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold
