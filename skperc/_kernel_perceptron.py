@@ -1472,10 +1472,11 @@ class KernelPerceptron(BasePerceptron):
         # the loop of columns n per update: with such a budget the first is
         # slower unless its support is that large. A smaller budget is often
         # reached, and the columns until then are lost: on the data of
-        # benchmarks/bench_kernel_scale.py (10,000 examples, one fit each),
-        # trying every budget so took 0.30 against 0.24 s with a budget of
-        # 500, 0.71 against 0.49 s with 2,000 and 1.16 against 0.72 s with
-        # 4,000, whose support the run without it reaches in its sixth epoch.
+        # benchmarks/bench_kernel_scale.py (10,000 examples, medians of three
+        # fits alternating in one process), trying every budget so took 0.21
+        # against 0.18 s with a budget of 500, 0.48 against 0.34 s with 2,000
+        # and 0.80 against 0.49 s with 4,000, whose support the run without
+        # it reaches in its sixth epoch.
         n_points = len(self._run.index) + X.shape[0]
         return 2 * self.budget >= n_points
 
