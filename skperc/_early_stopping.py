@@ -8,9 +8,19 @@ from sklearn.model_selection import train_test_split
 def check_validation_split(codes, validation_fraction):
     """Raise if the stratified validation split of early stopping cannot be
     made: it needs every class on both sides."""
+    validation_split(codes, validation_fraction, random_state=0)
+
+
+def validation_split(codes, validation_fraction, random_state):
+    """The training and validation parts of a sample labelled by ``codes``,
+    as sorted indices; a ValueError that says why if the split cannot be
+    made."""
     try:
-        train_test_split(
-            codes, test_size=validation_fraction, stratify=codes, random_state=0
+        parts = train_test_split(
+            np.arange(len(codes)),
+            test_size=validation_fraction,
+            stratify=codes,
+            random_state=random_state,
         )
     except ValueError as error:
         raise ValueError(
@@ -18,21 +28,7 @@ def check_validation_split(codes, validation_fraction):
             f"validation_fraction={validation_fraction} of the training data, "
             f"with every class on both sides, which this sample cannot give: {error}"
         ) from error
-
-
-def validation_split(codes, validation_fraction, random_state):
-    """The training and validation parts of a sample labelled by ``codes``,
-    as sorted indices."""
-    check_validation_split(codes, validation_fraction)
-    return tuple(
-        np.sort(part)
-        for part in train_test_split(
-            np.arange(len(codes)),
-            test_size=validation_fraction,
-            stratify=codes,
-            random_state=random_state,
-        )
-    )
+    return tuple(np.sort(part) for part in parts)
 
 
 # An epoch that changes the class the answer gives to at most this share of

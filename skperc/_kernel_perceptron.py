@@ -1217,7 +1217,7 @@ class KernelPerceptron(BasePerceptron):
                 columns = n_old + validation
                 return work.f[:, columns], work.g[:, columns]
 
-            train, progress, averaged, work, counters = self._validated_epochs(
+            train, _, progress, averaged, work, counters = self._validated_epochs(
                 epochs,
                 work,
                 counters,
@@ -1315,8 +1315,9 @@ class KernelPerceptron(BasePerceptron):
         settle (see epochs_until_stalled), and whose patience is
         ``_patience(budget_binds=True)``. Returns the run as it stood at
         the best score unless the last epoch separated the training part:
-        (training part, the loop's results, the problems that answer with
-        their averaged function, the state of the loop, the counters)."""
+        (training part, validation part, the loop's results, the problems
+        that answer with their averaged function, the state of the loop, the
+        counters)."""
         train, validation = validation_split(
             codes, self.validation_fraction, self.random_state
         )
@@ -1393,7 +1394,7 @@ class KernelPerceptron(BasePerceptron):
             np.full(k, stalled),
             np.concatenate(recorded) if self.record_updates else None,
         )
-        return train, progress, averaged, work, counters
+        return train, validation, progress, averaged, work, counters
 
     def _finish(
         self,
@@ -1545,7 +1546,14 @@ class KernelPerceptron(BasePerceptron):
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
-            train, progress, averaged, support, counters = self._validated_epochs(
+            (
+                train,
+                validation,
+                progress,
+                averaged,
+                support,
+                counters,
+            ) = self._validated_epochs(
                 epochs,
                 support,
                 counters,
@@ -1590,7 +1598,6 @@ class KernelPerceptron(BasePerceptron):
             if validated:
                 # the epoch's mean answers if it scores at least as well as
                 # the last function it started from
-                validation = np.setdiff1d(np.arange(X.shape[0]), train)
                 f, g = function_on(support, validation)
                 f = _answer(f, g, counters.n_steps, answers)
                 score = weighted_accuracy(f.T, codes[validation], weight[validation])
