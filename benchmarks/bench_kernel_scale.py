@@ -35,8 +35,10 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
 
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
---budget)`` + ``SGDClassifier``, and ``SVC(C=10)`` (skipped above
-``--svc-max`` training examples). Each fit runs in a fresh process, so that
+--budget)`` + ``SGDClassifier``, and ``SVC(C=10)`` up to the size whose fit
+it finishes within ``--svc-limit`` seconds (10 minutes by default): a fit
+still running then is stopped, and SVC skipped at the larger sizes. Each fit
+runs in a fresh process, so that
 its peak resident memory (which includes the interpreter and the data) is
 its own; times are medians over ``--repeat`` fits, and the ratios are to
 SVC's median in the same run. ``--seeds N`` fits each estimator but SVC
@@ -80,6 +82,8 @@ import resource
 import time
 import tracemalloc
 import warnings
+from itertools import product
+from queue import Empty
 
 import numpy as np
 import scipy.sparse as sp
@@ -207,6 +211,7 @@ def fit_once(name, n_train, budget, margins, n_jobs, dataset, seed, queue):
     estimator = make(n_jobs, seed) if threaded(name) else make(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        queue.put("fitting")
         start = time.perf_counter()
         estimator.fit(X, y)
         seconds = time.perf_counter() - start
@@ -225,6 +230,7 @@ def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, name,
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(X, y)
     rows = X_test[np.arange(n_rows) % X_test.shape[0]]
+    queue.put("predicting")
     tracemalloc.start()
     with config_context(working_memory=working_memory):
         start = time.perf_counter()
@@ -240,13 +246,20 @@ def spin():
         pass
 
 
-def measure(target, *args):
-    """What target(*args, queue) reports from a fresh process."""
+def measure(target, *args, limit=None):
+    """What target(*args, queue) reports from a fresh process, or None if
+    it has not reported within limit seconds of the start of the part it
+    times (its first report), when the process is stopped."""
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=target, args=(*args, queue))
     child.start()
-    result = queue.get()
+    queue.get()
+    try:
+        result = queue.get(timeout=limit)
+    except Empty:
+        child.terminate()
+        result = None
     child.join()
     return result
 
@@ -260,7 +273,7 @@ def main():
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seeds", type=int, default=1)
-    parser.add_argument("--svc-max", type=int, default=40_000)
+    parser.add_argument("--svc-limit", type=float, default=600.0)
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--only", nargs="+", default=None)
     parser.add_argument("--predict-rows", type=int, default=1_000_000)
@@ -296,30 +309,44 @@ def run(args):
         f"{'x 1 job':>7} {'accuracy':>8} {'- SVC':>6} {'SVs':>6} "
         f"{'peak RSS MB':>11}"
     )
-    for n_train in args.sizes:
+    svc_unfinished = None  # the smallest size whose SVC fit passed the limit
+    for n_train in sorted(args.sizes):
         rows, by_seed = {}, {}
         for name in names:
-            if name.startswith("SVC") and n_train > args.svc_max:
-                print(f"{n_train:>8} {name:<28} skipped: above --svc-max", flush=True)
+            if name.startswith("SVC") and svc_unfinished is not None:
+                print(
+                    f"{n_train:>8} {name:<28} skipped: did not finish within "
+                    f"{args.svc_limit:g} s at {svc_unfinished:,}",
+                    flush=True,
+                )
                 continue
             jobs = args.n_jobs if threaded(name) else [None]
             seeds = range(args.seeds if seeded(name) else 1)
             runs = {n_jobs: [] for n_jobs in jobs}
-            for _ in range(args.repeat):
-                for seed in seeds:
-                    for n_jobs in jobs:
-                        runs[n_jobs].append(
-                            measure(
-                                fit_once,
-                                name,
-                                n_train,
-                                args.budget,
-                                args.margins,
-                                n_jobs,
-                                args.data,
-                                seed,
-                            )
-                        )
+            limit = args.svc_limit if name.startswith("SVC") else None
+            for _, seed, n_jobs in product(range(args.repeat), seeds, jobs):
+                result = measure(
+                    fit_once,
+                    name,
+                    n_train,
+                    args.budget,
+                    args.margins,
+                    n_jobs,
+                    args.data,
+                    seed,
+                    limit=limit,
+                )
+                if result is None:
+                    svc_unfinished = n_train
+                    print(
+                        f"{n_train:>8} {name:<28} stopped: not finished within "
+                        f"{limit:g} s",
+                        flush=True,
+                    )
+                    break
+                runs[n_jobs].append(result)
+            if svc_unfinished == n_train and limit is not None:
+                continue
             for n_jobs, done in runs.items():
                 rows[name, n_jobs] = summary(done)
                 if len(seeds) > 1:
