@@ -345,7 +345,7 @@ def run(args):
                     )
                     break
                 runs[n_jobs].append(result)
-            if svc_unfinished == n_train and limit is not None:
+            if result is None:
                 continue
             for n_jobs, done in runs.items():
                 rows[name, n_jobs] = summary(done)
