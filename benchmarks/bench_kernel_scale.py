@@ -35,31 +35,33 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
 
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
---budget)`` + ``SGDClassifier``, and ``SVC(C=10)`` up to the size whose fit
-it finishes within ``--svc-limit`` seconds (10 minutes by default): a fit
-still running then is stopped, and SVC skipped at the larger sizes. Each fit
-runs in a fresh process, so that
-its peak resident memory (which includes the interpreter and the data) is
-its own; times are medians over ``--repeat`` fits, and the ratios are to
-SVC's median in the same run. ``--seeds N`` fits each estimator but SVC
-(which draws no random numbers) with ``random_state`` 0 to N - 1 (the
-default: 0 alone), each ``--repeat`` times: the table then gives the
-medians over all of them (the largest peak memory), and a line after each
-its median time and accuracy for each seed. The order in which a
-KernelPerceptron visits the examples, and its validation split, follow
-its seed, and with them the epochs that early stopping runs: on the
-clusters, 7 to 11 at 10,000 examples. The KernelPerceptrons fit with each of
-``--n-jobs`` (the repeats of the different numbers of jobs interleaved, so
-that a change in the machine's load falls on all of them), and "x 1 job"
-is the time with one job over the time with these: the speed-up of the
-threads. ``--only`` keeps the estimators whose name holds one of its words.
-``--margins M ...`` adds the unbudgeted KernelPerceptron with
-``beta=RelativeThreshold(M)`` for each M (the default's margin is 0.25): a
-larger margin keeps a run on noisy data further from the noise, at the
-price of more updates.
-``--busy N`` keeps N other processes computing meanwhile, as on a machine
-whose cores other work keeps busy (where the loop runs an epoch on one
-thread once its threads lose time waiting for each other).
+--budget)`` + ``SGDClassifier``, and ``SVC(C=10)``, each up to the size
+whose fit it finishes within ``--limit`` seconds (10 minutes by default): a
+fit still running then is stopped, with the estimator's other fits of that
+size, and the estimator is skipped at the larger sizes, so that one command
+gives the whole table (at 1,000,000 examples the unbudgeted fit, each of
+whose updates computes a kernel column over them, takes longer). Each fit
+runs in a fresh process, so that its peak resident memory (which includes
+the interpreter and the data) is its own; times are medians over
+``--repeat`` fits, and the ratios are to SVC's median in the same run.
+``--seeds N`` fits each estimator but SVC (which draws no random numbers)
+with ``random_state`` 0 to N - 1 (the default: 0 alone), each ``--repeat``
+times: the table then gives the medians over all of them (the largest peak
+memory), and a line after each its median time and accuracy for each seed.
+The order in which a KernelPerceptron visits the examples, and its
+validation split, follow its seed, and with them the epochs that early
+stopping runs: on the clusters, 7 to 11 at 10,000 examples. The
+KernelPerceptrons fit with each of ``--n-jobs`` (the repeats of the
+different numbers of jobs interleaved, so that a change in the machine's
+load falls on all of them), and "x 1 job" is the time with one job over the
+time with these: the speed-up of the threads. ``--only`` keeps the
+estimators whose name holds one of its words. ``--margins M ...`` adds the
+unbudgeted KernelPerceptron with ``beta=RelativeThreshold(M)`` for each M
+(the default's margin is 0.25): a larger margin keeps a run on noisy data
+further from the noise, at the price of more updates. ``--busy N`` keeps N
+other processes computing meanwhile, as on a machine whose cores other work
+keeps busy (where the loop runs an epoch on one thread once its threads lose
+time waiting for each other).
 
 Then the budgeted KernelPerceptron (merge), or with ``--predict-with
 unbudgeted`` the one without a budget, fitted on the smallest size
@@ -73,7 +75,7 @@ Run from the repository root::
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
         [--predict-rows 1000000] [--data wide|text|hashed|vocabulary] \
-        [--busy 2] [--margins 1.0] [--predict-with unbudgeted]
+        [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600]
 """
 
 import argparse
@@ -273,7 +275,7 @@ def main():
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seeds", type=int, default=1)
-    parser.add_argument("--svc-limit", type=float, default=600.0)
+    parser.add_argument("--limit", type=float, default=600.0)
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--only", nargs="+", default=None)
     parser.add_argument("--predict-rows", type=int, default=1_000_000)
@@ -309,21 +311,20 @@ def run(args):
         f"{'x 1 job':>7} {'accuracy':>8} {'- SVC':>6} {'SVs':>6} "
         f"{'peak RSS MB':>11}"
     )
-    svc_unfinished = None  # the smallest size whose SVC fit passed the limit
+    unfinished = {}  # by estimator: the size of its fit that passed the limit
     for n_train in sorted(args.sizes):
         rows, by_seed = {}, {}
         for name in names:
-            if name.startswith("SVC") and svc_unfinished is not None:
+            if name in unfinished:
                 print(
                     f"{n_train:>8} {name:<28} skipped: did not finish within "
-                    f"{args.svc_limit:g} s at {svc_unfinished:,}",
+                    f"{args.limit:g} s at {unfinished[name]:,}",
                     flush=True,
                 )
                 continue
             jobs = args.n_jobs if threaded(name) else [None]
             seeds = range(args.seeds if seeded(name) else 1)
             runs = {n_jobs: [] for n_jobs in jobs}
-            limit = args.svc_limit if name.startswith("SVC") else None
             for _, seed, n_jobs in product(range(args.repeat), seeds, jobs):
                 result = measure(
                     fit_once,
@@ -334,13 +335,13 @@ def run(args):
                     n_jobs,
                     args.data,
                     seed,
-                    limit=limit,
+                    limit=args.limit,
                 )
                 if result is None:
-                    svc_unfinished = n_train
+                    unfinished[name] = n_train
                     print(
-                        f"{n_train:>8} {name:<28} stopped: not finished within "
-                        f"{limit:g} s",
+                        f"{n_train:>8} {name:<28} {n_jobs or '-':>4} stopped: not "
+                        f"finished within {args.limit:g} s",
                         flush=True,
                     )
                     break
