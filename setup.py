@@ -16,7 +16,7 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, CompileError, LinkError
 
-OPENMP_MODULES = {"skperc._kernel_perceptron_fast"}
+OPENMP_MODULES = {"skperc._kernel_perceptron_fast", "skperc._kernel_budget_fast"}
 
 PROBE = textwrap.dedent(
     """\

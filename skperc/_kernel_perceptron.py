@@ -34,8 +34,8 @@ from ._early_stopping import (
     weighted_accuracy,
     weighted_share,
 )
+from ._kernel_budget_fast import BudgetStrategy, run_budget_epochs
 from ._kernel_perceptron_fast import (
-    BudgetStrategy,
     CapReached,
     ColumnCache,
     KernelKind,
@@ -43,7 +43,6 @@ from ._kernel_perceptron_fast import (
     kernel_products,
     new_thread_state,
     paged_array,
-    run_budget_epochs,
     run_epochs,
     squared_norms,
     weighted_rows,

@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from skperc import KernelPerceptron, MarginPerceptron
+from skperc._kernel_budget_fast import support_block_rows
 from skperc._kernel_perceptron import _COMPILED_KERNELS
 from skperc._kernel_perceptron_fast import (
     kernel_column,
@@ -23,7 +24,6 @@ from skperc._kernel_perceptron_fast import (
     kernel_products,
     read_by_feature,
     squared_norms,
-    support_block_rows,
 )
 from skperc.kernels import inverse_dot_kernel
 from skperc.schedules import PowerThreshold

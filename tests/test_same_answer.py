@@ -367,8 +367,8 @@ def test_one_job_and_all_jobs_give_the_same_model(estimator):
 
 
 # Enough points that the compiled loop splits its kernel columns between
-# two threads (each takes 4,096 rows at least:
-# skperc/_kernel_perceptron_fast.pyx), in blocks of unequal sizes.
+# two threads (each takes 4,096 rows at least: ROWS_PER_THREAD in
+# skperc/_kernel_perceptron_fast.pxd), in blocks of unequal sizes.
 N_THREADED = 2 * 4096 + 13
 
 

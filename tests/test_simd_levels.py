@@ -1,7 +1,8 @@
 """The kernel perceptron's products give the same bits on every level of
 vector instructions the processor runs (src/simd.h): none (rows in C
 order), AVX2 and AVX-512F, each forced by SKPERC_DISABLE_CPU_FEATURES in a
-process of its own."""
+process of its own, where the loop of columns and the budgeted loop run at
+that level."""
 
 import os
 import subprocess
@@ -18,8 +19,8 @@ DISABLE = {"none": "AVX2", "AVX2": "AVX512F", "AVX512F": ""}
 
 # Every path of the products: rows in panels (under HELD_MIN_BYTES, float64
 # and float32), held updates on rows in C order (over it, float64 and
-# float32), the budgeted loop and the substitutions of its averaging epoch
-# (src/substitution.h), over dense rows and over the stored features of CSR
+# float32), the budgeted loop and the substitutions of its averaging epoch,
+# over dense rows and over the stored features of CSR
 # ones, the products of early stopping's validation part and
 # of margin_ (more than 2,000 examples), the RBF and polynomial kernels.
 FITS = r"""
@@ -29,6 +30,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from skperc import KernelPerceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS
+from skperc._kernel_budget_fast import SIMD_LEVEL
 from skperc._kernel_perceptron_fast import SIMD, kernel_products, squared_norms
 
 digest = hashlib.sha256()
@@ -71,7 +73,7 @@ for kind in ("rbf", "poly"):
         values = kernel_products(X, squared_norms(X), support,
                                  squared_norms(support), spec, coef)
         digest.update(values.tobytes())
-print(SIMD, digest.hexdigest())
+print(SIMD, SIMD_LEVEL, digest.hexdigest())
 """
 
 
@@ -81,8 +83,8 @@ def _fits_at(level):
         [sys.executable, "-c", FITS], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    ran, digest = done.stdout.split()
-    assert ran == level
+    ran, ran_budgeted, digest = done.stdout.split()
+    assert ran == LEVELS[int(ran_budgeted)] == level
     return digest
 
 
