@@ -33,8 +33,13 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
   its support vectors as rows over the features in use, and merges make
   them dense.
 
+The kernel (``--kernel``): RBF, or the polynomial kernel of degree 3 and
+``coef0=1`` (KernelPerceptron's defaults, given to SVC and Nystroem, whose
+``coef0`` is 0) with the same gamma. Merging two support vectors is defined
+for the RBF kernel alone: the polynomial kernel's budgets project or remove.
+
 Compared: KernelPerceptron with its defaults, the same with
-``budget=--budget`` for each budget strategy, ``Nystroem(n_components=
+``budget=--budget`` for each budget strategy of the kernel, ``Nystroem(n_components=
 --budget)`` + ``SGDClassifier``, and ``SVC(C=10)``, each up to the size
 whose fit it finishes within ``--limit`` seconds (10 minutes by default): a
 fit still running then is stopped, with the estimator's other fits of that
@@ -63,19 +68,21 @@ other processes computing meanwhile, as on a machine whose cores other work
 keeps busy (where the loop runs an epoch on one thread once its threads lose
 time waiting for each other).
 
-Then the budgeted KernelPerceptron (merge), or with ``--predict-with
-unbudgeted`` the one without a budget, fitted on the smallest size
-predicts ``--predict-rows`` rows (the test points over and over) with each
-of ``--n-jobs``, within scikit-learn's ``working_memory`` (``--working-memory``
-MB): the time, and the peak of the memory that numpy allocates meanwhile
-(tracemalloc; the rows themselves not included). ``--predict-rows 0`` skips it.
+Then the budgeted KernelPerceptron (merge, or project with the polynomial
+kernel), or with ``--predict-with unbudgeted`` the one without a budget,
+fitted on the smallest size predicts ``--predict-rows`` rows (the test
+points over and over) with each of ``--n-jobs``, within scikit-learn's
+``working_memory`` (``--working-memory`` MB): the time, and the peak of the
+memory that numpy allocates meanwhile (tracemalloc; the rows themselves not
+included). ``--predict-rows 0`` skips it.
 
 Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
         [--predict-rows 1000000] [--data wide|text|hashed|vocabulary] \
-        [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600]
+        [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600] \
+        [--kernel poly]
 """
 
 import argparse
@@ -110,6 +117,14 @@ WORD_COUNTS = {
     "hashed": {},
     "vocabulary": dict(n_features=100_000, topics_by_frequency=True),
 }
+
+# the kernels by name: their parameters but gamma
+KERNELS = {
+    "rbf": dict(kernel="rbf"),
+    "poly": dict(kernel="poly", degree=3, coef0=1.0),
+}
+# the budget strategies of each kernel, the one a budgeted prediction uses first
+STRATEGIES = {"rbf": ("merge", "project", "remove"), "poly": ("project", "remove")}
 
 DATASETS = {
     "clusters": dict(
@@ -156,20 +171,21 @@ def gamma(name):
     return 1.0 / DATASETS[name]["n_features"]
 
 
-def estimators(budget, kernel_gamma, margins=()):
+def estimators(budget, kernel_gamma, margins=(), kernel="rbf"):
     """The estimators by name, made by make(n_jobs, seed) for a
     KernelPerceptron, make(seed) for the others (seed: their random_state;
-    SVC has none), with the RBF kernel of gamma kernel_gamma. margins: those
-    of the unbudgeted KernelPerceptrons of a RelativeThreshold beside the
-    default."""
+    SVC has none), with the kernel of KERNELS[kernel] and gamma
+    kernel_gamma. margins: those of the unbudgeted KernelPerceptrons of a
+    RelativeThreshold beside the default."""
+    params = dict(gamma=kernel_gamma, **KERNELS[kernel])
     return {
         "KernelPerceptron": lambda n_jobs=None, seed=0: KernelPerceptron(
-            gamma=kernel_gamma, random_state=seed, n_jobs=n_jobs
+            **params, random_state=seed, n_jobs=n_jobs
         ),
         **{
             f"KernelPerceptron margin {margin:g}": (
                 lambda n_jobs=None, seed=0, margin=margin: KernelPerceptron(
-                    gamma=kernel_gamma,
+                    **params,
                     beta=RelativeThreshold(margin),
                     random_state=seed,
                     n_jobs=n_jobs,
@@ -180,20 +196,20 @@ def estimators(budget, kernel_gamma, margins=()):
         **{
             f"KP budget={budget} {strategy}": (
                 lambda n_jobs=None, seed=0, strategy=strategy: KernelPerceptron(
-                    gamma=kernel_gamma,
+                    **params,
                     budget=budget,
                     budget_strategy=strategy,
                     random_state=seed,
                     n_jobs=n_jobs,
                 )
             )
-            for strategy in ("merge", "project", "remove")
+            for strategy in STRATEGIES[kernel]
         },
         f"Nystroem({budget})+SGD": lambda seed=0: make_pipeline(
-            Nystroem(gamma=kernel_gamma, n_components=budget, random_state=seed),
+            Nystroem(**params, n_components=budget, random_state=seed),
             SGDClassifier(random_state=seed),
         ),
-        "SVC(C=10)": lambda seed=0: SVC(C=10, gamma=kernel_gamma),
+        "SVC(C=10)": lambda seed=0: SVC(C=10, **params),
     }
 
 
@@ -206,10 +222,10 @@ def seeded(name):
     return not name.startswith("SVC")
 
 
-def fit_once(name, n_train, budget, margins, n_jobs, dataset, seed, queue):
+def fit_once(name, n_train, budget, margins, kernel, n_jobs, dataset, seed, queue):
     """Fit one estimator in this (child) process; report through queue."""
     X, y, X_test, y_test = data(n_train, dataset)
-    make = estimators(budget, gamma(dataset), margins)[name]
+    make = estimators(budget, gamma(dataset), margins, kernel)[name]
     estimator = make(n_jobs, seed) if threaded(name) else make(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -223,11 +239,13 @@ def fit_once(name, n_train, budget, margins, n_jobs, dataset, seed, queue):
     queue.put((seconds, estimator.score(X_test, y_test), n_support, peak_mb))
 
 
-def predict_once(n_train, budget, n_rows, n_jobs, working_memory, dataset, name, queue):
+def predict_once(
+    n_train, budget, n_rows, n_jobs, working_memory, dataset, kernel, name, queue
+):
     """Fit the KernelPerceptron called name, then time its prediction of
     n_rows rows and trace the memory that takes; report through queue."""
     X, y, X_test, _ = data(n_train, dataset)
-    estimator = estimators(budget, gamma(dataset))[name](n_jobs)
+    estimator = estimators(budget, gamma(dataset), kernel=kernel)[name](n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator.fit(X, y)
@@ -280,13 +298,14 @@ def main():
     parser.add_argument("--only", nargs="+", default=None)
     parser.add_argument("--predict-rows", type=int, default=1_000_000)
     parser.add_argument(
-        "--predict-with", choices=["merge", "unbudgeted"], default="merge"
+        "--predict-with", choices=["budget", "unbudgeted"], default="budget"
     )
     parser.add_argument(
         "--working-memory", type=float, default=get_config()["working_memory"]
     )
     parser.add_argument("--busy", type=int, default=0)
     parser.add_argument("--margins", type=float, nargs="+", default=[])
+    parser.add_argument("--kernel", choices=sorted(KERNELS), default="rbf")
     args = parser.parse_args()
     context = multiprocessing.get_context("fork")
     others = [context.Process(target=spin, daemon=True) for _ in range(args.busy)]
@@ -303,7 +322,7 @@ def run(args):
     """The fits, then the prediction rows."""
     names = [
         name
-        for name in estimators(args.budget, gamma(args.data), args.margins)
+        for name in estimators(args.budget, gamma(args.data), args.margins, args.kernel)
         if args.only is None or any(word in name for word in args.only)
     ]
     print(
@@ -332,6 +351,7 @@ def run(args):
                     n_train,
                     args.budget,
                     args.margins,
+                    args.kernel,
                     n_jobs,
                     args.data,
                     seed,
@@ -395,7 +415,7 @@ def predict(args):
     name = (
         "KernelPerceptron"
         if args.predict_with == "unbudgeted"
-        else f"KP budget={args.budget} merge"
+        else f"KP budget={args.budget} {STRATEGIES[args.kernel][0]}"
     )
     print(
         f"\npredicting {args.predict_rows:,} rows with {name} fitted on "
@@ -414,6 +434,7 @@ def predict(args):
                     n_jobs,
                     args.working_memory,
                     args.data,
+                    args.kernel,
                     name,
                 )
             )

@@ -33,6 +33,10 @@ cdef extern from "rbf.h":
                         double gamma, Py_ssize_t n) noexcept nogil
     double skperc_exp_one(double x) noexcept nogil
 
+cdef extern from "poly.h":
+    void skperc_poly(double* out, Py_ssize_t n, double gamma, double coef0,
+                     int degree) noexcept nogil
+
 cdef extern from "dots.h":
     int skperc_dots_many_supported() noexcept nogil
     Py_ssize_t SKPERC_LANES8(Py_ssize_t nu) noexcept nogil

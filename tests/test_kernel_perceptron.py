@@ -5,6 +5,7 @@ import math
 import pickle
 import tracemalloc
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -163,6 +164,37 @@ def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
         assert_allclose(column, expected[:, j], rtol=1e-13, atol=1e-15)
     diagonal = kernel_diagonal(sq_norms, spec)
     assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
+
+
+@pytest.mark.parametrize("degree", [2, 3, 4])
+def test_compiled_poly_values_of_degree_2_to_4_are_within_their_roundings(degree):
+    """Degrees 2 to 4 raise the base by multiplications (pow keeps the
+    others): each value of a column and of the diagonal within (degree - 1)
+    2**-53 of the exact power of its base, relatively, negative bases
+    included."""
+    rng = np.random.RandomState(degree)
+    # small integers: every product of two rows is exact, so the base is
+    # the one numpy computes below
+    X = rng.randint(-9, 10, size=(400, 6)).astype(np.float64)
+    sq_norms = squared_norms(X)
+    gamma = 0.37
+    bound = Fraction(degree - 1, 2**53) * Fraction(1_000_001, 1_000_000)
+    negative = 0
+    for coef0 in [1.3, -40.0]:
+        spec = dict(
+            kind=_COMPILED_KERNELS["poly"], gamma=gamma, coef0=coef0, degree=degree
+        )
+        columns = [
+            (kernel_column(X, sq_norms, spec, j), gamma * (X @ X[j]) + coef0)
+            for j in [0, 7, 399]
+        ]
+        diagonal = (kernel_diagonal(sq_norms, spec), gamma * sq_norms + coef0)
+        for values, bases in [*columns, diagonal]:
+            negative += (bases < 0).sum()
+            for value, base in zip(values, bases, strict=True):
+                exact = Fraction(base) ** degree
+                assert abs(Fraction(value) - exact) <= bound * abs(exact)
+    assert negative > 100
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])

@@ -1,6 +1,7 @@
-/* The vector instructions that the kernel perceptron's products (dots.h)
-   and RBF columns (rbf.h) run on, chosen at run time: the processor's
-   best, or a lower level that skperc_set_simd is given. Every kernel
+/* The vector instructions that the kernel perceptron's products (dots.h),
+   RBF columns (rbf.h) and polynomial kernel values (poly.h) run on, chosen
+   at run time: the processor's best, or a lower level that
+   skperc_set_simd is given. Every kernel
    computes each value lane by lane with the same operations in the same
    order, so the level changes the time, never a bit. (The AVX2 and
    AVX-512F targets offer fused multiply-adds; -ffp-contract=off, in
