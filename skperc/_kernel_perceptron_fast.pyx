@@ -249,7 +249,7 @@ cdef void _kernel_row(const Kernel* kernel, const double* rows,
 # fit of 10,000 examples of benchmarks/bench_kernel_scale.py (degree 3,
 # coef0 1, one thread), which took 2.2 s, against 0.56 s with these. Each
 # value is within (degree - 1) 2^-53 of the power of its base, relatively:
-# b * b is pow's correctly rounded value, (b * b) * b carries two roundings,
+# b * b is the correctly rounded square, (b * b) * b carries two roundings,
 # and (b * b)^2 three (the first one twice). Higher degrees add up the errors
 # of their squarings (5 units in the last place at degree 8, 48 at 64, where
 # pow's stay below 1), so that those keep pow.
