@@ -32,12 +32,12 @@ from ._epochs cimport (
 from ._kernel_perceptron_fast cimport (
     KERNEL_PRECOMPUTED, KERNEL_PYTHON, KERNEL_RBF, SKPERC_PANEL, SKPERC_POINTS,
     Kernel, KernelSpec, PyTraceMalloc_Track, PyTraceMalloc_Untrack, Threads,
-    _NUMPY_DOMAIN, _all_finite, _any_nan, _apply_kernel, _begin_epoch_threads,
+    _NUMPY_DOMAIN, _any_nan, _apply_kernel, _begin_epoch_threads,
     _dots_over, _end_step, _examine, _free_traced, _keep_threads, _kernel_row,
     _n_blocks, _point, _see_norm, _set_kernel, _start_step, _start_threads,
-    _threads, _weighted_sum, skperc_dots_many_supported, skperc_dots_panels,
-    skperc_dots_panels_at, skperc_dots_panels_points, skperc_exp_one,
-    skperc_nonzero_features, skperc_set_simd, skperc_wall,
+    _threads, _weighted_sum, skperc_all_finite, skperc_dots_many_supported,
+    skperc_dots_panels, skperc_dots_panels_at, skperc_dots_panels_points,
+    skperc_exp_one, skperc_nonzero_features, skperc_set_simd, skperc_wall,
 )
 from ._overflow cimport KERNEL_NAN, KERNEL_VALUE, fail, finite
 from ._rows cimport squared_norm
@@ -852,7 +852,7 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
     _apply_kernel(kernel, sq, n, sq_norm_x, out)
     for t in range(n):
         krow[b.changed[t]] = out[t]
-    return _all_finite(out, n)
+    return skperc_all_finite(out, n)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -1446,7 +1446,7 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
                                   krows + first * cap, cap)
     for q in range(first, last):
         _apply_kernel(kernel, b.panel_sq, size, block.sq[q], krows + q * cap)
-        block.finite[q] = _all_finite(krows + q * cap, size)
+        block.finite[q] = skperc_all_finite(krows + q * cap, size)
 
 
 cdef void _stored_values(const Kernel* examples, Py_ssize_t i,
@@ -1616,7 +1616,7 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
     if not (_changed_values(b, kernel, x, values, features, n_features,
                             sq_norm, krow)
             and finite_row
-            or _all_finite(krow, b.n_support)):
+            or skperc_all_finite(krow, b.n_support)):
         fail(e.failure, KERNEL_NAN if _any_nan(krow, b.n_support)
              else KERNEL_VALUE, e.epoch, e.n_updates[0], 0)
         return 0

@@ -12,7 +12,6 @@ from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 
 from ._epochs cimport Epochs
-from ._overflow cimport finite
 from ._rows cimport floating
 
 cdef extern from "simd.h":
@@ -36,6 +35,13 @@ cdef extern from "rbf.h":
 cdef extern from "poly.h":
     void skperc_poly(double* out, Py_ssize_t n, double gamma, double coef0,
                      int degree) noexcept nogil
+
+cdef extern from "columns.h":
+    bint skperc_all_finite(const double* values, Py_ssize_t n) noexcept nogil
+    void skperc_add(double a, const double* column, double* f,
+                    Py_ssize_t n) noexcept nogil
+    void skperc_add_two(double a, double b, const double* column, double* f,
+                        double* g, Py_ssize_t n) noexcept nogil
 
 cdef extern from "dots.h":
     int skperc_dots_many_supported() noexcept nogil
@@ -168,15 +174,6 @@ cdef inline Py_ssize_t _block_start(Py_ssize_t n, Py_ssize_t n_blocks,
     if t >= n_blocks:
         return n
     return n * t // n_blocks // multiple * multiple
-
-
-cdef inline bint _all_finite(const double* values,
-                            Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t r
-    cdef int all_finite = 1
-    for r in range(n):
-        all_finite &= finite(values[r])
-    return all_finite
 
 
 cdef inline bint _any_nan(const double* values, Py_ssize_t n) noexcept nogil:

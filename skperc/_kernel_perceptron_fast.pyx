@@ -414,16 +414,16 @@ cdef void _update_rows(Model* m, const Kernel* kernel, Py_ssize_t j,
     if compute:
         if kernel.kind != KERNEL_PYTHON:
             _column_rows(kernel, j, x, column, lo, hi)
-        flags[0] = _all_finite(column + lo, hi - lo)
+        flags[0] = skperc_all_finite(column + lo, hi - lo)
         flags[1] = not flags[0] and _any_nan(column + lo, hi - lo)
     for c in range(m.n_problems):
         if a[c] == 0.0:
             continue
         if m.g != NULL:
-            _add_two(a[c], b[c], column + lo, m.f + c * n + lo,
+            skperc_add_two(a[c], b[c], column + lo, m.f + c * n + lo,
                      m.g + c * n + lo, hi - lo)
         else:
-            _add(a[c], column + lo, m.f + c * n + lo, hi - lo)
+            skperc_add(a[c], column + lo, m.f + c * n + lo, hi - lo)
 
 
 cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
@@ -679,7 +679,7 @@ cdef void _held_rows(Model* m, const Kernel* kernel, Held* h, Py_ssize_t lo,
         for q in range(h.n_computed):
             _apply_kernel(kernel, kernel.sq_norms + r0, r1 - r0,
                           kernel.sq_norms[h.computed_point[q]], out[q])
-            if not _all_finite(out[q], r1 - r0):
+            if not skperc_all_finite(out[q], r1 - r0):
                 flags[2 * q] = 0
                 flags[2 * q + 1] |= _any_nan(out[q], r1 - r0)
         for u in range(h.count):
@@ -689,11 +689,11 @@ cdef void _held_rows(Model* m, const Kernel* kernel, Held* h, Py_ssize_t lo,
                 if h.delta[u * k + c] == 0.0:
                     continue
                 if m.g != NULL:
-                    _add_two(h.delta[u * k + c], h.delta_avg[u * k + c],
+                    skperc_add_two(h.delta[u * k + c], h.delta_avg[u * k + c],
                              column, m.f + c * n + r0, m.g + c * n + r0,
                              r1 - r0)
                 else:
-                    _add(h.delta[u * k + c], column, m.f + c * n + r0,
+                    skperc_add(h.delta[u * k + c], column, m.f + c * n + r0,
                          r1 - r0)
         r0 = r1
 
@@ -756,22 +756,6 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
                  h.n_updates[h.computed_update[q]], 0)
             return 0
     return 1
-
-
-cdef inline void _add(double a, const double* column, double* f,
-                      Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t r
-    for r in range(n):
-        f[r] += a * column[r]
-
-
-cdef inline void _add_two(double a, double b, const double* column, double* f,
-                          double* g, Py_ssize_t n) noexcept nogil:
-    """f += a column and g += b column, in one pass over the column."""
-    cdef Py_ssize_t r
-    for r in range(n):
-        f[r] += a * column[r]
-        g[r] += b * column[r]
 
 
 cdef void _measure_moves(Model* m, Epochs* e) noexcept nogil:
@@ -979,7 +963,8 @@ cdef int _run_epochs(
             _take_snapshots(m, e)
 
     # The decision values of points not visited since their last change.
-    if not _all_finite(m.f, k * n) or (m.g != NULL and not _all_finite(m.g, k * n)):
+    if not skperc_all_finite(m.f, k * n) or (
+            m.g != NULL and not skperc_all_finite(m.g, k * n)):
         fail(e.failure, DECISION_VALUE, e.n_run - 1, e.n_updates[0], 0)
         return 0
     return 1

@@ -118,3 +118,57 @@ def test_an_unknown_feature_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _highest_simd("AVX2")
+
+
+# One kernel value that is not finite, between row 0 (the first example
+# visited, whose column the loop computes first) and row p: at the front of
+# the column, in the lanes of a vector and in the tail that no vector holds
+# (300 rows), where src/columns.h checks the column at each level.
+POSITIONS = [1, 2, 7, 8, 9, 150, 296, 299]
+NOT_FINITE = r"""
+import numpy as np
+from skperc import KernelPerceptron
+
+def kernel(x, z):
+    if {x[2], z[2]} == {0.0, P}:
+        return VALUE
+    return float(x[:2] @ z[:2]) + 1.0
+
+rng = np.random.default_rng(0)
+X = np.column_stack([rng.standard_normal((300, 2)), np.arange(300.0)])
+y = np.arange(300) % 2
+for P in POSITIONS:
+    for VALUE in (np.inf, np.nan):
+        try:
+            KernelPerceptron(kernel=kernel, shuffle=False).fit(X, y)
+        except ValueError as error:
+            message = str(error)
+        else:
+            message = "fitted"
+        # found in the first column: its first update is the one counted
+        if message.startswith("The kernel values overflowed") and (
+            "1 updates counted" in message
+        ):
+            message = "overflow at the first update"
+        elif message.startswith("The kernel values") and "are NaN" in message:
+            message = "NaN"
+        print(P, VALUE, message)
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_finds_a_value_that_is_not_finite_anywhere_in_a_column(level):
+    if LEVELS.index(level) > LEVELS.index(SIMD):
+        pytest.skip(f"the processor does not run {level}")
+    env = dict(os.environ, SKPERC_DISABLE_CPU_FEATURES=DISABLE[level])
+    script = NOT_FINITE.replace("POSITIONS", repr(POSITIONS))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    expected = [
+        f"{p} {value} {'overflow at the first update' if value == 'inf' else 'NaN'}"
+        for p in POSITIONS
+        for value in ("inf", "nan")
+    ]
+    assert done.stdout.split("\n")[:-1] == expected

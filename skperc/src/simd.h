@@ -1,5 +1,6 @@
 /* The vector instructions that the kernel perceptron's products (dots.h),
-   RBF columns (rbf.h) and polynomial kernel values (poly.h) run on, chosen
+   RBF columns (rbf.h), polynomial kernel values (poly.h) and the checks
+   and additions of its columns (columns.h) run on, chosen
    at run time: the processor's best, or a lower level that
    skperc_set_simd is given. Every kernel
    computes each value lane by lane with the same operations in the same
