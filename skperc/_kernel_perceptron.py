@@ -694,7 +694,8 @@ class KernelPerceptron(BasePerceptron):
     Training keeps the decision values ``f`` of the training examples and,
     on each update, adds the kernel column of the updated example into
     them, so it never forms the Gram matrix: memory is
-    ``O(n_samples * n_classes)`` plus the cache of columns, and time is
+    ``O(n_samples * n_classes)`` plus the cache of columns (and on CSR
+    input, a copy of its stored entries), and time is
     ``O(n_samples)`` per epoch plus ``O(n_samples * n_features)`` per
     kernel column computed (one per update of an example whose column is
     not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"`` and
@@ -703,10 +704,14 @@ class KernelPerceptron(BasePerceptron):
     ``X``; dense rows of less than 1.5 MiB, or of less than 2 MiB in fewer
     than 2,500 rows, are copied once, in their own type, into panels of 32
     rows stored feature-major, whose products run in the lanes of vector
-    registers), in ``O(nnz)`` per column on CSR
-    rows; each product of two rows
-    sums in feature order in double precision, so that dense and CSR,
-    float32 and float64 input of the same values give the same model bit
+    registers). The loop reads CSR rows from a copy by feature (CSC, in
+    their own type), so that the column of an example costs the entries of
+    the rows at that example's features, not every stored entry: on the
+    text data of ``benchmarks/bench_kernel_scale.py``, 10,000 examples, a
+    fit took 0.41 s where reading each row at its own features took 1.29
+    s. Each product of two rows sums in feature order in double precision,
+    so that dense and CSR, float32 and float64 input of the same values
+    give the same model bit
     for bit (float32 rows take half the memory, and more time per column:
     each value is converted in the sums). These columns equal
     ``pairwise_kernels`` to rounding (the RBF column evaluates its
@@ -765,10 +770,10 @@ class KernelPerceptron(BasePerceptron):
     cache of kernel columns. Below half the examples, a budget of 4,000
     still costs 0.51 to 0.57 s (medians of 3). Where the support passes
     half the examples, a budget between them is first run for nothing: on
-    the noisier ``text`` data there (1.1 s and at most 6,381 support
-    vectors without a budget), 5,000 and 6,000 took 3.0 and 3.2 s against
-    2.2 to 2.4 s in the budgeted loop alone, while 7,000 took 1.1 s against
-    2.3 to 2.5 s (two runs each).
+    the noisier ``text`` data there (0.41 s and at most 6,381 support
+    vectors without a budget), 5,000 and 6,000 took 2.9 and 3.0 s against
+    2.6 to 2.7 s in the budgeted loop alone, while 7,000 took 0.41 s
+    against 2.7 to 2.8 s (two runs each).
 
     On data separable in the feature space with margin ``eps*`` and
     ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold

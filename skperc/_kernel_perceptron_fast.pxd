@@ -120,6 +120,15 @@ cdef struct Kernel:
     # (dots.h); NULL unless the training loop set them (_set_panels).
     const double* panels
     const float* panels32
+    # The CSR rows again, by feature (CSC, values in their own type): at
+    # feature f, the rows by_feature_rows[by_feature_starts[f]:
+    # by_feature_starts[f + 1]] (increasing) and their values, for the
+    # columns of the training loop (_posted_column); NULL unless it set
+    # them (_set_by_feature).
+    const int64_t* by_feature_starts
+    const int32_t* by_feature_rows
+    const double* by_feature_values
+    const float* by_feature_values32
     double* x                 # (n_columns,) scratch: a point as float64
     const double* sq_norms    # ||x_r||^2, for KERNEL_RBF
     PyObject* compute         # compute(j, slot), for KERNEL_PYTHON

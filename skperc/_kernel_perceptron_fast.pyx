@@ -217,6 +217,86 @@ cdef const double* _column_point(const Kernel* kernel,
     return kernel.x
 
 
+cdef inline Py_ssize_t _first_row_from(const int32_t* rows, Py_ssize_t start,
+                                       Py_ssize_t end, Py_ssize_t lo) noexcept nogil:
+    """The first place p in start <= p < end of increasing rows where
+    rows[p] >= lo (end if none)."""
+    cdef Py_ssize_t middle
+    while start < end:
+        middle = (start + end) // 2
+        if rows[middle] < lo:
+            start = middle + 1
+        else:
+            end = middle
+    return start
+
+
+cdef inline void _add_feature(const floating* values, const int32_t* rows,
+                              Py_ssize_t start, Py_ssize_t end, Py_ssize_t hi,
+                              double xf, double* out) noexcept nogil:
+    """out[r] += x_r[f] xf for the rows r < hi stored at a feature f, at
+    rows[start:end] (increasing) with their values."""
+    cdef Py_ssize_t e
+    for e in range(start, end):
+        if rows[e] >= hi:
+            break
+        out[rows[e]] += <double>values[e] * xf
+
+
+cdef void _posted_column(const Kernel* kernel, Py_ssize_t j, double* out,
+                         Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """out[r] = x_r . x_j for the CSR points lo <= r < hi, read by feature:
+    at each feature f of point j, in order, the rows stored at f. It costs
+    the entries of the rows at point j's features, where _sparse_dots costs
+    every entry of the rows. The sums of _sparse_dots, in feature order but
+    for the products with a 0 of point j, which change no sum (one that
+    starts at +0 is never -0): the same bits."""
+    cdef Py_ssize_t t, f, start, end
+    cdef double xf
+    cdef const int32_t* rows = kernel.by_feature_rows
+    memset(out + lo, 0, (hi - lo) * sizeof(double))
+    for t in range(kernel.indptr[j], kernel.indptr[j + 1]):
+        f = kernel.indices[t]
+        start = kernel.by_feature_starts[f]
+        end = kernel.by_feature_starts[f + 1]
+        if lo > 0:
+            start = _first_row_from(rows, start, end, lo)
+        if kernel.values32 != NULL:
+            _add_feature(kernel.by_feature_values32, rows, start, end, hi,
+                         <double>kernel.values32[t], out)
+        else:
+            _add_feature(kernel.by_feature_values, rows, start, end, hi,
+                         kernel.values[t], out)
+
+
+cdef object _set_by_feature(Kernel* kernel, object rows):
+    """Give the kernel a copy of its CSR rows by feature (CSC, values in
+    their own type), returned to be kept alive while the kernel reads
+    it."""
+    cdef const int64_t[::1] starts
+    cdef const int32_t[::1] at
+    cdef const double[::1] values
+    cdef const float[::1] values32
+    by_feature = rows.tocsc()
+    # one past the entries: rows of no entries have an address
+    copy = (
+        by_feature.indptr.astype(np.int64),
+        np.append(by_feature.indices, 0).astype(np.int32, copy=False),
+        np.append(by_feature.data, 0).astype(rows.dtype, copy=False),
+    )
+    starts = copy[0]
+    at = copy[1]
+    kernel.by_feature_starts = &starts[0]
+    kernel.by_feature_rows = &at[0]
+    if rows.dtype == np.float32:
+        values32 = copy[2]
+        kernel.by_feature_values32 = &values32[0]
+    else:
+        values = copy[2]
+        kernel.by_feature_values = &values[0]
+    return copy
+
+
 cdef void _column_rows(const Kernel* kernel, Py_ssize_t j, const double* x,
                        double* out, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """out[r] = k(x_r, x_j) for the points lo <= r < hi, x being point j
@@ -228,7 +308,10 @@ cdef void _column_rows(const Kernel* kernel, Py_ssize_t j, const double* x,
         for r in range(lo, hi):
             out[r] = kernel.rows[r * m + j]
         return
-    _row_dots(kernel, lo, hi, x, out)
+    if kernel.by_feature_starts != NULL:
+        _posted_column(kernel, j, out, lo, hi)
+    else:
+        _row_dots(kernel, lo, hi, x, out)
     _apply_kernel(kernel, kernel.sq_norms + lo, hi - lo, kernel.sq_norms[j],
                   out + lo)
 
@@ -993,6 +1076,10 @@ cdef object _set_kernel(Kernel* kernel, object rows,
     kernel.indptr = NULL
     kernel.panels = NULL
     kernel.panels32 = NULL
+    kernel.by_feature_starts = NULL
+    kernel.by_feature_rows = NULL
+    kernel.by_feature_values = NULL
+    kernel.by_feature_values32 = NULL
     kernel.sq_norms = NULL
     kernel.x = NULL
     kernel.n_columns = <int>rows.shape[1]
@@ -1287,6 +1374,8 @@ def run_epochs(
         holding = &held
     elif _reads_panels(&kernel, n_points):
         panels = _set_panels(&kernel, rows)
+    elif kernel.indptr != NULL:
+        by_feature = _set_by_feature(&kernel, rows)
 
     cdef int status
     with nogil:
@@ -1322,9 +1411,11 @@ cdef _check_kernel_rows(rows, const double[::1] sq_norms, int kind,
 
 
 def kernel_column(rows, const double[::1] sq_norms, KernelSpec spec,
-                  Py_ssize_t j):
+                  Py_ssize_t j, bint by_feature=False):
     """The compiled kernel column ``k(x_r, x_j)`` over the rows (as in
-    run_epochs), as the training loop computes it."""
+    run_epochs), as the training loop computes it; CSR rows read by
+    feature (as the training loop reads them) with ``by_feature``, else a
+    row at a time."""
     cdef Kernel kernel
     cdef Py_ssize_t n = rows.shape[0]
     cdef double[::1] out = np.empty(n)
@@ -1333,6 +1424,8 @@ def kernel_column(rows, const double[::1] sq_norms, KernelSpec spec,
     if spec.kind == KERNEL_PYTHON or not 0 <= j < n:
         raise ValueError("kernel_column: a compiled kernel and a row of rows.")
     _set_kernel(&kernel, rows, sq_norms, spec, None, scratch)
+    if by_feature and kernel.indptr != NULL:
+        copy = _set_by_feature(&kernel, rows)
     with nogil:
         _column_rows(&kernel, j, _column_point(&kernel, j), &out[0], 0, n)
     return out.base

@@ -198,6 +198,41 @@ def test_compiled_poly_values_of_degree_2_to_4_are_within_their_roundings(degree
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_csr_columns_read_by_feature_are_the_bits_of_rows(kernel):
+    """The training loop reads CSR rows by feature: at each feature of
+    point j, the rows stored there. Each row's sum still runs in feature
+    order, without the products with a 0 of point j: the bits of the row
+    at a time and of dense rows, with stored zeros of either sign, an
+    empty row and float32 values."""
+    rng = np.random.RandomState(2)
+    X = rng.randn(300, 40).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.7] = 0.0
+    X[5] = 0.0
+    csr = sp.csr_matrix(X)
+    # stored zeros, of both signs, at some features of every other row
+    stored = np.zeros_like(X)
+    stored[::2, ::3] = -0.0
+    stored[1::4, 1::5] = 0.0
+    at = (X == 0) & (rng.rand(*X.shape) < 0.5)
+    with_zeros = sp.csr_matrix(
+        (
+            np.where(at, stored, X)[(X != 0) | at],
+            np.nonzero((X != 0) | at)[1],
+            np.concatenate([[0], np.cumsum(((X != 0) | at).sum(axis=1))]),
+        ),
+        shape=X.shape,
+    )
+    assert with_zeros.nnz > csr.nnz and np.signbit(with_zeros.data).any()
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.3, coef0=0.5, degree=3)
+    sq_norms = squared_norms(X)
+    for j in [0, 5, 77, 299]:
+        column = kernel_column(X, sq_norms, spec, j)
+        for rows in (csr, with_zeros, csr.astype(np.float32)):
+            posted = kernel_column(rows, sq_norms, spec, j, by_feature=True)
+            assert posted.tobytes() == column.tobytes()
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
 def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
     """The column of CSR rows sums the stored products in feature order,
     which is the dense sum but for zero products: the same bits, float32
