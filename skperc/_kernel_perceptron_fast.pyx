@@ -218,7 +218,8 @@ cdef const double* _column_point(const Kernel* kernel,
 
 
 cdef inline Py_ssize_t _first_row_from(const int32_t* rows, Py_ssize_t start,
-                                       Py_ssize_t end, Py_ssize_t lo) noexcept nogil:
+                                       Py_ssize_t end,
+                                       Py_ssize_t lo) noexcept nogil:
     """The first place p in start <= p < end of increasing rows where
     rows[p] >= lo (end if none)."""
     cdef Py_ssize_t middle
@@ -504,7 +505,7 @@ cdef void _update_rows(Model* m, const Kernel* kernel, Py_ssize_t j,
             continue
         if m.g != NULL:
             skperc_add_two(a[c], b[c], column + lo, m.f + c * n + lo,
-                     m.g + c * n + lo, hi - lo)
+                           m.g + c * n + lo, hi - lo)
         else:
             skperc_add(a[c], column + lo, m.f + c * n + lo, hi - lo)
 
@@ -772,12 +773,13 @@ cdef void _held_rows(Model* m, const Kernel* kernel, Held* h, Py_ssize_t lo,
                 if h.delta[u * k + c] == 0.0:
                     continue
                 if m.g != NULL:
-                    skperc_add_two(h.delta[u * k + c], h.delta_avg[u * k + c],
-                             column, m.f + c * n + r0, m.g + c * n + r0,
-                             r1 - r0)
+                    skperc_add_two(h.delta[u * k + c],
+                                   h.delta_avg[u * k + c], column,
+                                   m.f + c * n + r0, m.g + c * n + r0,
+                                   r1 - r0)
                 else:
                     skperc_add(h.delta[u * k + c], column, m.f + c * n + r0,
-                         r1 - r0)
+                               r1 - r0)
         r0 = r1
 
 
