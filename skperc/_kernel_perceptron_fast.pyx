@@ -210,9 +210,12 @@ cdef const double* _column_point(const Kernel* kernel,
                                 Py_ssize_t j) noexcept nogil:
     """Point j as float64 values, for the products of its kernel column (a
     kernel computed on the features): its own row of dense float64 rows,
-    else a copy in kernel.x."""
+    else a copy in kernel.x; NULL for CSR rows read by feature, whose
+    column reads point j's stored entries (_posted_column)."""
     if kernel.rows != NULL:
         return kernel.rows + j * kernel.n_columns
+    if kernel.by_feature_starts != NULL:
+        return NULL
     _point(kernel, j, kernel.x)
     return kernel.x
 
@@ -235,8 +238,8 @@ cdef inline Py_ssize_t _first_row_from(const int32_t* rows, Py_ssize_t start,
 cdef inline void _add_feature(const floating* values, const int32_t* rows,
                               Py_ssize_t start, Py_ssize_t end, Py_ssize_t hi,
                               double xf, double* out) noexcept nogil:
-    """out[r] += x_r[f] xf for the rows r < hi stored at a feature f, at
-    rows[start:end] (increasing) with their values."""
+    """out[r] += x_r[f] xf for the rows (or slots) r < hi stored at a
+    feature f, at rows[start:end] (increasing) with their values."""
     cdef Py_ssize_t e
     for e in range(start, end):
         if rows[e] >= hi:
@@ -301,8 +304,8 @@ cdef object _set_by_feature(Kernel* kernel, object rows):
 cdef void _column_rows(const Kernel* kernel, Py_ssize_t j, const double* x,
                        double* out, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """out[r] = k(x_r, x_j) for the points lo <= r < hi, x being point j
-    from _column_point, with a kernel that the loop computes (not
-    KERNEL_PYTHON)."""
+    from _column_point (not read by feature), with a kernel that the loop
+    computes (not KERNEL_PYTHON)."""
     cdef Py_ssize_t r
     cdef Py_ssize_t m = kernel.n_columns
     if kernel.kind == KERNEL_PRECOMPUTED:
@@ -1636,16 +1639,14 @@ cdef void _posted_row_products(const Kernel* kernel, Py_ssize_t n,
     of _posted_dots (_kernel_budget_fast.pyx): in feature order, but for
     the products with a 0 of a vector, which change no sum (one that starts
     at +0 is never -0): the bits of _row_products."""
-    cdef Py_ssize_t r, t, e, f
-    cdef double xf
+    cdef Py_ssize_t r, t, f
     for r in range(lo, hi):
         _point(kernel, r, x, True)
         memset(krow, 0, n_support * sizeof(double))
         for t in range(kernel.indptr[r], kernel.indptr[r + 1]):
             f = kernel.indices[t]
-            xf = x[f]
-            for e in range(starts[f], starts[f + 1]):
-                krow[slots[e]] += values[e] * xf
+            _add_feature(values, slots, starts[f], starts[f + 1], n_support,
+                         x[f], krow)
         _clear_point(kernel, r, x)
         _add_kernel_row(kernel, n, r, sq_norms, n_support, coef, n_support, k,
                         out, krow)

@@ -41,34 +41,27 @@
         }                                                               \
     }
 
-#ifdef SKPERC_HAVE_LANES
 SKPERC_COLUMNS_LOOPS(generic, )
+#ifdef SKPERC_HAVE_LANES
 SKPERC_COLUMNS_LOOPS(avx2, __attribute__((target("avx2"))))
 SKPERC_COLUMNS_LOOPS(avx512, __attribute__((target("avx512f"))))
-#define SKPERC_COLUMNS_DISPATCH(NAME, ...)                              \
-    (skperc_simd == SKPERC_SIMD_AVX512 ? NAME##_avx512(__VA_ARGS__)     \
-     : skperc_simd == SKPERC_SIMD_AVX2 ? NAME##_avx2(__VA_ARGS__)       \
-                                       : NAME##_generic(__VA_ARGS__))
-#else
-SKPERC_COLUMNS_LOOPS(generic, )
-#define SKPERC_COLUMNS_DISPATCH(NAME, ...) NAME##_generic(__VA_ARGS__)
 #endif
 
 /* whether the n values are all finite */
 static int skperc_all_finite(const double *values, Py_ssize_t n) {
-    return SKPERC_COLUMNS_DISPATCH(skperc_all_finite, values, n);
+    return SKPERC_AT_SIMD_LEVEL(skperc_all_finite, values, n);
 }
 
 /* f += a column */
 static void skperc_add(double a, const double *column, double *f,
                        Py_ssize_t n) {
-    SKPERC_COLUMNS_DISPATCH(skperc_add, a, column, f, n);
+    SKPERC_AT_SIMD_LEVEL(skperc_add, a, column, f, n);
 }
 
 /* f += a column and g += b column, in one pass over the column */
 static void skperc_add_two(double a, double b, const double *column,
                            double *f, double *g, Py_ssize_t n) {
-    SKPERC_COLUMNS_DISPATCH(skperc_add_two, a, b, column, f, g, n);
+    SKPERC_AT_SIMD_LEVEL(skperc_add_two, a, b, column, f, g, n);
 }
 
 #endif

@@ -37,21 +37,14 @@
         }                                                               \
     }
 
-#ifdef SKPERC_HAVE_LANES
 SKPERC_POLY_LOOP(skperc_poly_generic, )
+#ifdef SKPERC_HAVE_LANES
 SKPERC_POLY_LOOP(skperc_poly_avx2, __attribute__((target("avx2"))))
 SKPERC_POLY_LOOP(skperc_poly_avx512, __attribute__((target("avx512f"))))
+#endif
 static void skperc_poly(double *out, Py_ssize_t n, double gamma,
                         double coef0, int degree) {
-    if (skperc_simd == SKPERC_SIMD_AVX512)
-        skperc_poly_avx512(out, n, gamma, coef0, degree);
-    else if (skperc_simd == SKPERC_SIMD_AVX2)
-        skperc_poly_avx2(out, n, gamma, coef0, degree);
-    else
-        skperc_poly_generic(out, n, gamma, coef0, degree);
+    SKPERC_AT_SIMD_LEVEL(skperc_poly, out, n, gamma, coef0, degree);
 }
-#else
-SKPERC_POLY_LOOP(skperc_poly, )
-#endif
 
 #endif

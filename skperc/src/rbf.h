@@ -95,25 +95,21 @@ static double skperc_exp_one(double x) {
         SKPERC_RBF_BODY(SQ_R, SQ_J)                                     \
     }
 #ifdef SKPERC_HAVE_LANES
-#define SKPERC_RBF_LEVELS(NAME, SQ_R, SQ_J)                             \
-    SKPERC_RBF_LOOP(NAME##_generic, , SQ_R, SQ_J)                       \
+#define SKPERC_RBF_TARGETS(NAME, SQ_R, SQ_J)                            \
     SKPERC_RBF_LOOP(NAME##_avx2, __attribute__((target("avx2,fma"))),   \
                     SQ_R, SQ_J)                                         \
     SKPERC_RBF_LOOP(NAME##_avx512,                                      \
-                    __attribute__((target("avx512f,fma"))), SQ_R, SQ_J) \
+                    __attribute__((target("avx512f,fma"))), SQ_R, SQ_J)
+#else
+#define SKPERC_RBF_TARGETS(NAME, SQ_R, SQ_J)
+#endif
+#define SKPERC_RBF_LEVELS(NAME, SQ_R, SQ_J)                             \
+    SKPERC_RBF_LOOP(NAME##_generic, , SQ_R, SQ_J)                       \
+    SKPERC_RBF_TARGETS(NAME, SQ_R, SQ_J)                                \
     static void NAME(double *out, const double *sq_norms,               \
                      double sq_norm, double gamma, Py_ssize_t n) {      \
-        if (skperc_simd == SKPERC_SIMD_AVX512)                          \
-            NAME##_avx512(out, sq_norms, sq_norm, gamma, n);            \
-        else if (skperc_simd == SKPERC_SIMD_AVX2)                       \
-            NAME##_avx2(out, sq_norms, sq_norm, gamma, n);              \
-        else                                                            \
-            NAME##_generic(out, sq_norms, sq_norm, gamma, n);           \
+        SKPERC_AT_SIMD_LEVEL(NAME, out, sq_norms, sq_norm, gamma, n);   \
     }
-#else
-#define SKPERC_RBF_LEVELS(NAME, SQ_R, SQ_J)                             \
-    SKPERC_RBF_LOOP(NAME, , SQ_R, SQ_J)
-#endif
 
 /* The column of point j: sq_norms of the points r, sq_norm of x_j. */
 SKPERC_RBF_LEVELS(skperc_rbf, sq_norms[r], sq_norm)

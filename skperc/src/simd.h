@@ -28,6 +28,18 @@ enum { SKPERC_SIMD_NONE = 0, SKPERC_SIMD_AVX2 = 1, SKPERC_SIMD_AVX512 = 2 };
 
 static int skperc_simd = SKPERC_SIMD_NONE;
 
+/* NAME##_avx512, NAME##_avx2 or NAME##_generic on the arguments, by the
+   level in force: the call of a function compiled at each level (rbf.h,
+   poly.h, columns.h). Without lanes there is only NAME##_generic. */
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_AT_SIMD_LEVEL(NAME, ...)                                 \
+    (skperc_simd == SKPERC_SIMD_AVX512 ? NAME##_avx512(__VA_ARGS__)     \
+     : skperc_simd == SKPERC_SIMD_AVX2 ? NAME##_avx2(__VA_ARGS__)       \
+                                       : NAME##_generic(__VA_ARGS__))
+#else
+#define SKPERC_AT_SIMD_LEVEL(NAME, ...) NAME##_generic(__VA_ARGS__)
+#endif
+
 /* Run on the processor's best level up to highest; returns the level. */
 static int skperc_set_simd(int highest) {
     int level = SKPERC_SIMD_NONE;
