@@ -761,19 +761,20 @@ class KernelPerceptron(BasePerceptron):
     the budgeted loop, from the start. Only then does ``budget`` bind, and
     the defaults that a binding budget changes change. On the data of
     ``benchmarks/bench_kernel_scale.py``, 10,000 examples, whose
-    unbudgeted run ends with 3,556 support vectors (0.39 s) and holds at
-    most 4,149 before early stopping ends it, a budget of 8,000 made the
-    fit the unbudgeted one in 0.38 s, where the budgeted loop took 1.29 s
+    unbudgeted run ends with 3,556 support vectors (0.29 to 0.32 s) and
+    holds at most 4,149 before early stopping ends it, a budget of 8,000
+    made the fit the unbudgeted one in 0.30 s, where the budgeted loop took
+    0.94 s
     (and scored 0.902 against 0.897, with the margin of a binding budget,
     on 4,816 support vectors); its peak memory is then the unbudgeted
     fit's, 332 MB against 143 MB, of which ``cache_size`` bounds the
     cache of kernel columns. Below half the examples, a budget of 4,000
-    still costs 0.51 to 0.57 s (medians of 3). Where the support passes
-    half the examples, a budget between them is first run for nothing: on
-    the noisier ``text`` data there (0.41 s and at most 6,381 support
-    vectors without a budget), 5,000 and 6,000 took 2.9 and 3.0 s against
-    2.6 to 2.7 s in the budgeted loop alone, while 7,000 took 0.41 s
-    against 2.7 to 2.8 s (two runs each).
+    still costs 0.39 s. Where the support passes half the examples, a
+    budget between them is first run for nothing: on the noisier ``text``
+    data there (0.39 s and at most 6,381 support vectors without a
+    budget), 5,000 and 6,000 took 2.9 and 3.0 s against 2.5 s in the
+    budgeted loop alone, while 7,000 took 0.39 s against 2.7 s (medians of
+    3).
 
     On data separable in the feature space with margin ``eps*`` and
     ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold
