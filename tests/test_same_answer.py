@@ -652,6 +652,35 @@ def test_kernel_perceptron_feature_major_rows_give_the_bits_of_csr(
         )
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kernel_perceptron_sparse_csr_rows_give_the_bits_of_dense_rows(dtype):
+    """CSR rows mostly 0, whose columns read the rows stored at each
+    feature (on two threads, the second thread's first row at each feature
+    found by binary search): the model of their dense rows, bit for bit, on
+    one thread and two, with three classes. Some features are stored only
+    in the first half of the rows, where the second thread finds none, and
+    some only in the second half."""
+    rng = np.random.default_rng(7)
+    n_rows = 9_000
+    X = rng.normal(size=(n_rows, 40))
+    X[rng.random(X.shape) < 0.6] = 0.0
+    X[n_rows // 2 :, :4] = 0.0
+    X[: n_rows // 2, 4:8] = 0.0
+    X = X.astype(dtype)
+    y = np.digitize(X[:, :10].sum(axis=1) + rng.normal(size=n_rows), [-1.0, 1.0])
+    params = dict(max_iter=3, tol=None, early_stopping=False, random_state=0)
+    reference = _fit(KernelPerceptron(**params, n_jobs=1), X, y)
+    assert reference.n_updates_.sum() > n_rows / 5 and len(reference.classes_) == 3
+    for n_jobs in (1, 2):
+        for form in (X, sp.csr_matrix(X)):
+            model = _fit(KernelPerceptron(**params, n_jobs=n_jobs), form, y)
+            assert_same(
+                _densified(fitted_attributes(model)),
+                _densified(fitted_attributes(reference)),
+                (n_jobs, sp.issparse(form)),
+            )
+
+
 @pytest.mark.parametrize("early_stopping", [False, True])
 def test_the_function_on_a_batch_in_chunks_has_the_bits_of_one_piece(
     monkeypatch, early_stopping
