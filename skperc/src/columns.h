@@ -41,11 +41,7 @@
         }                                                               \
     }
 
-SKPERC_COLUMNS_LOOPS(generic, )
-#ifdef SKPERC_HAVE_LANES
-SKPERC_COLUMNS_LOOPS(avx2, __attribute__((target("avx2"))))
-SKPERC_COLUMNS_LOOPS(avx512, __attribute__((target("avx512f"))))
-#endif
+SKPERC_AT_EACH_SIMD_LEVEL(SKPERC_COLUMNS_LOOPS)
 
 /* whether the n values are all finite */
 static int skperc_all_finite(const double *values, Py_ssize_t n) {

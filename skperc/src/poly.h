@@ -15,9 +15,10 @@
 #include "simd.h"
 
 /* out[r] = (gamma out[r] + coef0)^degree, degree 2, 3 or 4 */
-#define SKPERC_POLY_LOOP(NAME, TARGET)                                  \
-    TARGET static void NAME(double *out, Py_ssize_t n, double gamma,    \
-                            double coef0, int degree) {                 \
+#define SKPERC_POLY_LOOP(SUFFIX, TARGET)                                \
+    TARGET static void skperc_poly_##SUFFIX(                            \
+        double *out, Py_ssize_t n, double gamma, double coef0,          \
+        int degree) {                                                   \
         if (degree == 2) {                                              \
             for (Py_ssize_t r = 0; r < n; r++) {                        \
                 double base = gamma * out[r] + coef0;                   \
@@ -37,11 +38,8 @@
         }                                                               \
     }
 
-SKPERC_POLY_LOOP(skperc_poly_generic, )
-#ifdef SKPERC_HAVE_LANES
-SKPERC_POLY_LOOP(skperc_poly_avx2, __attribute__((target("avx2"))))
-SKPERC_POLY_LOOP(skperc_poly_avx512, __attribute__((target("avx512f"))))
-#endif
+SKPERC_AT_EACH_SIMD_LEVEL(SKPERC_POLY_LOOP)
+
 static void skperc_poly(double *out, Py_ssize_t n, double gamma,
                         double coef0, int degree) {
     SKPERC_AT_SIMD_LEVEL(skperc_poly, out, n, gamma, coef0, degree);

@@ -40,6 +40,18 @@ static int skperc_simd = SKPERC_SIMD_NONE;
 #define SKPERC_AT_SIMD_LEVEL(NAME, ...) NAME##_generic(__VA_ARGS__)
 #endif
 
+/* LOOP(SUFFIX, TARGET) at each level, SUFFIX generic, avx2 and avx512
+   with the target attribute of that level: the functions of each level
+   that SKPERC_AT_SIMD_LEVEL calls (poly.h, columns.h). */
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_AT_EACH_SIMD_LEVEL(LOOP)                                 \
+    LOOP(generic, )                                                     \
+    LOOP(avx2, __attribute__((target("avx2"))))                         \
+    LOOP(avx512, __attribute__((target("avx512f"))))
+#else
+#define SKPERC_AT_EACH_SIMD_LEVEL(LOOP) LOOP(generic, )
+#endif
+
 /* Run on the processor's best level up to highest; returns the level. */
 static int skperc_set_simd(int highest) {
     int level = SKPERC_SIMD_NONE;
