@@ -591,7 +591,11 @@ cdef struct Held:
     int64_t n_updates[HELD_MAX]   # the update count after each, for a failure
     double* delta                 # (HELD_MAX, n_problems)
     double* delta_avg             # (HELD_MAX, n_problems)
-    double* x                     # (HELD_MAX, n_features): the points
+    # the points, feature-major (x[j * HELD_MAX + u] = x_u[j]), their
+    # squared norms, and the kernel values of a visited example with them
+    double* x                     # (n_features, HELD_MAX)
+    double sq_norm[HELD_MAX]
+    double values[HELD_MAX]
     # each update's column in the cache, or NULL for a column that the
     # cache does not keep, computed (in computed[q] with q in its_computed)
     # a chunk of rows at a time into scratch
@@ -691,29 +695,29 @@ cdef object _set_panels(Kernel* kernel, object rows):
     return copy
 
 
-cdef inline double _kernel_value(const Kernel* kernel, Py_ssize_t i,
-                                 Py_ssize_t j, const double* x) noexcept nogil:
-    """k(x_i, x_j) as row i of point j's column holds it (x: point j)."""
-    cdef double value
-    cdef Py_ssize_t m = kernel.n_columns
-    if kernel.rows32 != NULL:
-        _dots(kernel.rows32 + i * m, 1, m, x, &value)
-    else:
-        _dots(kernel.rows + i * m, 1, m, x, &value)
-    _apply_kernel(kernel, kernel.sq_norms + i, 1, kernel.sq_norms[j], &value)
-    return value
-
-
-cdef bint _held_values(const Model* m, const Kernel* kernel, const Held* h,
+cdef bint _held_values(const Model* m, const Kernel* kernel, Held* h,
                        Py_ssize_t i, double* value) noexcept nogil:
     """value[c]: point i's decision value for each problem with the held
-    updates added; False at a kernel value that is not finite."""
+    updates added; False at a kernel value that is not finite. The kernel
+    values with the held points, computed at once in vector lanes, are
+    the bits of row i of their columns (dots.h, _apply_kernel_row)."""
     cdef Py_ssize_t c, u, k = m.n_problems, n = m.n_points
+    cdef Py_ssize_t d = kernel.n_columns
     cdef double v, a
     for c in range(k):
         value[c] = m.f[c * n + i]
+    if h.count == 0:
+        return True
+    if kernel.rows32 != NULL:
+        skperc_dots_row32(kernel.rows32 + i * d, d, h.x, HELD_MAX, h.count,
+                          h.values)
+    else:
+        skperc_dots_row(kernel.rows + i * d, d, h.x, HELD_MAX, h.count,
+                        h.values)
+    _apply_kernel_row(kernel, kernel.sq_norms[i], h.sq_norm, h.count,
+                      h.values)
     for u in range(h.count):
-        v = _kernel_value(kernel, i, h.point[u], h.x + u * kernel.n_columns)
+        v = h.values[u]
         if not finite(v):
             return False
         for c in range(k):
@@ -726,13 +730,19 @@ cdef bint _held_values(const Model* m, const Kernel* kernel, const Held* h,
 cdef void _hold(Held* h, const Kernel* kernel, Py_ssize_t i, Py_ssize_t k,
                 const double* delta, const double* delta_avg,
                 int64_t n_updates) noexcept nogil:
-    """Hold the update of point i."""
-    cdef Py_ssize_t u = h.count
+    """Hold the update of point i (dense rows: see _lane_bytes)."""
+    cdef Py_ssize_t j, u = h.count, d = kernel.n_columns
     h.point[u] = i
     h.n_updates[u] = n_updates
     memcpy(h.delta + u * k, delta, k * sizeof(double))
     memcpy(h.delta_avg + u * k, delta_avg, k * sizeof(double))
-    _point(kernel, i, h.x + u * kernel.n_columns)
+    if kernel.rows32 != NULL:
+        for j in range(d):
+            h.x[j * HELD_MAX + u] = <double>kernel.rows32[i * d + j]
+    else:
+        for j in range(d):
+            h.x[j * HELD_MAX + u] = kernel.rows[i * d + j]
+    h.sq_norm[u] = kernel.sq_norms[i]
     h.count += 1
 
 
@@ -816,7 +826,7 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
     for q in range(lanes):
         u = h.computed_update[q] if q < h.n_computed else -1
         for j in range(d):
-            h.xt[j * lanes + q] = h.x[u * d + j] if u >= 0 else 0.0
+            h.xt[j * lanes + q] = h.x[j * HELD_MAX + u] if u >= 0 else 0.0
     if n_blocks == 1:
         _held_rows(m, kernel, h, 0, n, h.flags, h.scratch)
     else:

@@ -1,7 +1,8 @@
 /* Products of rows and points in the lanes of AVX2 or AVX-512 registers
    (simd.h), for the kernel perceptron's columns: a block of rows with
-   several points at once, each row read once for all of them; or one point
-   with rows stored in feature-major panels, a panel's rows at once. Each
+   several points at once, each row read once for all of them (or one row,
+   an example's values with the held updates); or one point with rows
+   stored in feature-major panels, a panel's rows at once. Each
    product is summed in feature order, one rounding per multiplication and
    per addition, as the loop's one-column sums are: the same bits. */
 #ifndef SKPERC_DOTS_H
@@ -104,6 +105,47 @@ SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4, 4)
 SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, float, 4, 4)
 SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8, 8)
 SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8)
+
+/* out[u] = row . x_u for one row of length m and the nu points, given
+   feature-major at a stride that is a multiple of 8 and at least
+   SKPERC_LANES8(nu): xt[j * stride + u] = x_u[j] (the lanes past nu are
+   read, not stored). Each sum is the row's own, in feature order, as in
+   the columns of skperc_dots_many: the same bits. Up to SKPERC_ROW_GROUPS
+   groups of 8 points are summed side by side, whose additions do not wait
+   for one another. */
+#define SKPERC_ROW_GROUPS 4
+
+#define SKPERC_DOTS_ROW_KERNEL(NAME, TARGET, ROW_T, W)                      \
+    TARGET static void NAME(const ROW_T *row, Py_ssize_t m,                 \
+                            const double *xt, Py_ssize_t stride,            \
+                            Py_ssize_t nu, double *out) {                   \
+        for (Py_ssize_t u = 0; u < nu; u += 8 * SKPERC_ROW_GROUPS) {        \
+            Py_ssize_t count = nu - u < 8 * SKPERC_ROW_GROUPS               \
+                                   ? nu - u : 8 * SKPERC_ROW_GROUPS;        \
+            Py_ssize_t groups = (count + 7) / 8;                            \
+            skperc_v##W a[SKPERC_ROW_GROUPS][8 / W];                        \
+            double sums[SKPERC_ROW_GROUPS * 8];                             \
+            for (Py_ssize_t g = 0; g < groups; g++)                         \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    a[g][h] = SKPERC_SPLAT##W(0.0);                         \
+            for (Py_ssize_t j = 0; j < m; j++) {                            \
+                skperc_v##W vv = SKPERC_SPLAT##W((double)row[j]);           \
+                const double *x = xt + j * stride + u;                      \
+                for (Py_ssize_t g = 0; g < groups; g++)                     \
+                    for (int h = 0; h < 8 / W; h++)                         \
+                        a[g][h] += vv * skperc_load##W##_double(            \
+                            x + 8 * g + W * h);                             \
+            }                                                               \
+            for (Py_ssize_t g = 0; g < groups; g++)                         \
+                memcpy(sums + 8 * g, a[g], 8 * sizeof(double));             \
+            memcpy(out + u, sums, count * sizeof(double));                  \
+        }                                                                   \
+    }
+
+SKPERC_DOTS_ROW_KERNEL(skperc_dots_row_avx2, SKPERC_AVX2, double, 4)
+SKPERC_DOTS_ROW_KERNEL(skperc_dots_row32_avx2, SKPERC_AVX2, float, 4)
+SKPERC_DOTS_ROW_KERNEL(skperc_dots_row_avx512, SKPERC_AVX512, double, 8)
+SKPERC_DOTS_ROW_KERNEL(skperc_dots_row32_avx512, SKPERC_AVX512, float, 8)
 #endif
 
 /* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
@@ -275,6 +317,17 @@ static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
                                const double *xt, Py_ssize_t nu, double **out,
                                Py_ssize_t r0) {
     SKPERC_AT_LEVEL(skperc_dots_many32, (rows, n, m, xt, nu, out, r0))
+}
+
+static void skperc_dots_row(const double *row, Py_ssize_t m, const double *xt,
+                            Py_ssize_t stride, Py_ssize_t nu, double *out) {
+    SKPERC_AT_LEVEL(skperc_dots_row, (row, m, xt, stride, nu, out))
+}
+
+static void skperc_dots_row32(const float *row, Py_ssize_t m,
+                              const double *xt, Py_ssize_t stride,
+                              Py_ssize_t nu, double *out) {
+    SKPERC_AT_LEVEL(skperc_dots_row32, (row, m, xt, stride, nu, out))
 }
 
 static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
