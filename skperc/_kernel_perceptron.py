@@ -597,8 +597,10 @@ class KernelPerceptron(BasePerceptron):
 
     n_jobs : int, default=None
         The number of threads that share the work on the rows: in training, the
-        computation and the addition of each kernel column (each thread a block
-        of at least 4,096 points: a smaller sample uses fewer threads); with a
+        computation and the addition of each kernel column (a thread for each
+        4,096 points at most: a smaller sample uses fewer threads; the rows go
+        in 4 pieces a thread, each thread taking the next piece when done with
+        one, so that a thread that other work slows takes fewer); with a
         ``budget``, the kernel rows over the support of each block of 64
         examples, 32 of CSR data (then examined one by one, by one thread
         while the others compute the rows of the next block), and the
@@ -618,12 +620,13 @@ class KernelPerceptron(BasePerceptron):
         epoch), into the next epochs if need be, then tries them again. On
         2 cores, one of them busy with another process
         (``benchmarks/bench_kernel_scale.py --sizes 10000 --busy 1 --repeat
-        3``, medians of 3 runs), a fit of 10,000 examples took 0.48 s on 2
-        threads against 0.42 s on one, and 0.29 s against 0.24 s with a
-        budget of 500 (0.56 s and 0.37 s on 2 threads where each epoch
-        tried its threads again); with 2 other processes (``--busy 2``),
-        0.63 s against 0.56 s, and 0.35 s against 0.33 s (3.9 s and 25 s on
-        2 threads before the loop timed its steps).
+        3``, two runs), a fit of 10,000 examples took 0.33 to 0.34 s on 2
+        threads against 0.30 to 0.31 s on one, and 0.18 to 0.20 s against
+        0.18 s with a budget of 500; with 2 other processes (``--busy 2``),
+        0.39 to 0.47 s against 0.41 to 0.42 s, and 0.23 to 0.24 s against
+        0.20 s. Before the loop timed its steps, the 2 threads took 3.9 s
+        and 25 s with 2 other processes (when one thread took 0.56 s and
+        0.33 s).
 
     {{verbose}}
 

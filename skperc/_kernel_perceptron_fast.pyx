@@ -23,7 +23,7 @@ _kernel_perceptron_fast.pxd.
 """
 
 from cpython.ref cimport PyObject
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from cython.view cimport array as c_array
 from libc.math cimport pow, sqrt, tanh
 from libc.stdint cimport int32_t, int64_t, uintptr_t
@@ -487,6 +487,20 @@ cdef void _end_step(Threads* threads, Py_ssize_t n) noexcept nogil:
         threads.alone_for *= 2.0
 
 
+# A step of threads cuts its rows into PIECES pieces per thread, and each
+# thread takes the next piece when it is done with one, rather than one
+# equal block each: a thread that the machine runs more slowly for a while
+# takes fewer. In a profile of unbudgeted fits of 40,000 examples on 2
+# threads, one thread waited at the end of the steps for a quarter of a
+# 1.2 s stretch while the other worked. Each row is computed by the same
+# arithmetic whichever thread runs it: the same bits. Those fits
+# (benchmarks/bench_kernel_scale.py's clusters, 9 processes of 3 fits,
+# alternating) took a median of 1.74 s against 1.79 s with one block per
+# thread; 10,000 examples, and the wide data at 40,000, took as long.
+cdef enum:
+    PIECES = 4
+
+
 cdef void _update_rows(Model* m, const Kernel* kernel, Py_ssize_t j,
                        const double* x, double* column, bint compute,
                        const double* a, const double* b, Py_ssize_t lo,
@@ -536,20 +550,21 @@ cdef int _add_column(Model* m, Cache* cache, const Kernel* kernel,
                 (<object>kernel.compute)(j, slot)
         else:
             x = _column_point(kernel, j)
+    cdef Py_ssize_t n_pieces = 1 if n_blocks == 1 else n_blocks * PIECES
     if n_blocks == 1:
         _update_rows(m, kernel, j, x, column, compute, a, b, 0, n, cache.flags)
     else:
         _start_step(cache.threads, n_blocks)
-        for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+        for t in prange(n_pieces, num_threads=n_blocks, schedule="dynamic"):
             start = skperc_wall()
             _update_rows(m, kernel, j, x, column, compute, a, b,
-                         _block_start(n, n_blocks, t),
-                         _block_start(n, n_blocks, t + 1),
+                         _block_start(n, n_pieces, t),
+                         _block_start(n, n_pieces, t + 1),
                          cache.flags + 2 * t)
-            cache.threads.busy[t] += skperc_wall() - start
+            cache.threads.busy[threadid()] += skperc_wall() - start
         _end_step(cache.threads, n_blocks)
     if compute:
-        for t in range(n_blocks):
+        for t in range(n_pieces):
             if not cache.flags[2 * t]:
                 cache.finite_columns = False
                 # a kernel undefined on the input is not one that overflowed
@@ -827,23 +842,24 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
         u = h.computed_update[q] if q < h.n_computed else -1
         for j in range(d):
             h.xt[j * lanes + q] = h.x[j * HELD_MAX + u] if u >= 0 else 0.0
+    cdef Py_ssize_t n_pieces = 1 if n_blocks == 1 else n_blocks * PIECES
     if n_blocks == 1:
         _held_rows(m, kernel, h, 0, n, h.flags, h.scratch)
     else:
         _start_step(cache.threads, n_blocks)
-        for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
+        for t in prange(n_pieces, num_threads=n_blocks, schedule="dynamic"):
             start = skperc_wall()
-            _held_rows(m, kernel, h, _block_start(n, n_blocks, t),
-                       _block_start(n, n_blocks, t + 1),
+            _held_rows(m, kernel, h, _block_start(n, n_pieces, t),
+                       _block_start(n, n_pieces, t + 1),
                        h.flags + 2 * HELD_MAX * t,
-                       h.scratch + HELD_MAX * CHUNK_ROWS * t)
-            cache.threads.busy[t] += skperc_wall() - start
+                       h.scratch + HELD_MAX * CHUNK_ROWS * threadid())
+            cache.threads.busy[threadid()] += skperc_wall() - start
         _end_step(cache.threads, n_blocks)
     h.count = 0
     for q in range(h.n_computed):
         finite_column = True
         nan_column = False
-        for t in range(n_blocks):
+        for t in range(n_pieces):
             finite_column = finite_column and h.flags[2 * HELD_MAX * t + 2 * q]
             nan_column = nan_column or h.flags[2 * HELD_MAX * t + 2 * q + 1]
         if not finite_column:
@@ -1340,7 +1356,8 @@ def run_epochs(
     cache.slot_of = &column_cache.slot_of[0]
     cdef double[::1] transient = column_cache.scratch
     cache.scratch = &transient[0]
-    cdef unsigned char[::1] flags = np.zeros(2 * n_threads, dtype=np.uint8)
+    cdef unsigned char[::1] flags = np.zeros(2 * n_threads * PIECES,
+                                             dtype=np.uint8)
     cdef Threads threads
     cdef double[::1] busy = np.zeros(n_threads)
     thread_state = _start_threads(&threads, busy, thread_state)
@@ -1378,7 +1395,8 @@ def run_epochs(
     if _holds_updates(&kernel, &model, &cache):
         held_values = np.zeros(
             HELD_MAX * (2 * k + 2 * d + CHUNK_ROWS * n_threads))
-        held_flags = np.zeros(2 * HELD_MAX * n_threads, dtype=np.uint8)
+        held_flags = np.zeros(2 * HELD_MAX * n_threads * PIECES,
+                              dtype=np.uint8)
         held.count = 0
         held.delta = &held_values[0]
         held.delta_avg = held.delta + HELD_MAX * k

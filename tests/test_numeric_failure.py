@@ -279,6 +279,42 @@ def test_budgeted_kernel_perceptron_nan_kernel_value_stops_the_loop(p, q, n_jobs
     assert "(in epoch 1)" in str(error.value)
 
 
+@pytest.mark.parametrize("n_features", [3, 30])
+def test_kernel_perceptron_nan_in_the_last_rows_of_a_column_on_two_threads(
+    n_features,
+):
+    # Two threads share the rows of a column of 9,000 (from 8,192), in
+    # pieces that either may take; the NaN between x_2 and x_8995 is in the
+    # last piece. Rows of 3 features add each column at once; rows of 30
+    # (2.2 MB) hold updates back and add them together. Either way two
+    # threads stop where one does, at the kernel value, and name it NaN,
+    # before the decision value that it makes NaN.
+    rng = np.random.RandomState(0)
+    n, p, q = 9_000, 2, 8_995
+    X = np.column_stack([np.ones(n), rng.uniform(-0.1, 0.1, size=(n, n_features - 1))])
+    X[[p, q]] = 0.0
+    X[p, :2] = [1.0, 5.0]
+    X[q, :2] = [1.0, -5.0]
+    y = np.arange(n) % 2
+    params = dict(
+        kernel="poly",
+        degree=2.5,
+        gamma=0.5,
+        coef0=0.0,
+        shuffle=False,
+        early_stopping=False,
+        max_iter=3,
+    )
+    messages = []
+    for n_jobs in (1, 2):
+        with pytest.raises(ValueError, match="kernel values of kernel='poly'") as error:
+            KernelPerceptron(n_jobs=n_jobs, **params).fit(X, y)
+        messages.append(str(error.value))
+    assert "degree=2.5) are NaN" in messages[0]
+    assert "(in epoch 1)" in messages[0]
+    assert messages[1] == messages[0]
+
+
 def test_kernel_perceptron_gamma_scale_of_overflowing_data():
     X, y = _separable_sample()
     with pytest.raises(ValueError, match="variance of X .*overflowed"):
