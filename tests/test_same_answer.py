@@ -557,11 +557,12 @@ def test_concurrent_predictions_equal_sequential_ones(estimator):
 
 def _wide_data(n_classes, dtype, n_features):
     """Rows that KernelPerceptron's loop reads once for a block of held-back
-    updates: more than 2 MiB (9,000 x 64: 4.4 MB as float64, 2.2 MB as
-    float32), or more than 1.5 MiB in 2,500 rows or more (9,000 x 24 as
-    float64: 1.65 MiB)."""
+    updates: more than 2 MiB (9,005 x 64: 4.4 MB as float64, 2.2 MB as
+    float32), or more than 1.5 MiB in 2,500 rows or more (9,005 x 24 as
+    float64: 1.65 MiB). The last 5 rows, past a multiple of 8, are the
+    products' rows taken one at a time (dots.h)."""
     X, y = make_classification(
-        n_samples=9_000,
+        n_samples=9_005,
         n_features=n_features,
         n_informative=10,
         n_classes=n_classes,

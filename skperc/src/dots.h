@@ -45,72 +45,12 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
    took a scalar sum each, whose additions wait for one another. */
 #define SKPERC_LANES8(nu) (((nu) + 7) / 8 * 8)
 
-#define SKPERC_DOTS_ONE_ROW(ROW_T, r)                                       \
-    {                                                                       \
-        const ROW_T *row = rows + (r) * m;                                  \
-        for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
-            skperc_v4 a0 = SKPERC_SPLAT4(0.0), a1 = a0;                     \
-            for (Py_ssize_t j = 0; j < m; j++) {                            \
-                skperc_v4 vv = SKPERC_SPLAT4((double)row[j]);               \
-                a0 += vv * skperc_load4_double(xt + j * stride + u);        \
-                a1 += vv * skperc_load4_double(xt + j * stride + u + 4);    \
-            }                                                               \
-            for (int t = 0; t < 8; t++)                                     \
-                if (u + t < nu)                                             \
-                    out[u + t][r0 + (r)] = t < 4 ? a0[t] : a1[t - 4];       \
-        }                                                                   \
-    }
-
-/* R rows at a time against 8 points, in 8 / W registers of W lanes per
-   row: 8 independent sums hide the latency of the additions, which bounds
-   a single row's. */
-#define SKPERC_DOTS_MANY_BODY(ROW_T, W, R)                                  \
-    const Py_ssize_t stride = SKPERC_LANES8(nu);                            \
-    Py_ssize_t r = 0;                                                       \
-    for (; r + R <= n; r += R) {                                            \
-        const ROW_T *block = rows + r * m;                                  \
-        for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
-            skperc_v##W a[R][8 / W];                                        \
-            for (int k = 0; k < R; k++)                                     \
-                for (int h = 0; h < 8 / W; h++)                             \
-                    a[k][h] = SKPERC_SPLAT##W(0.0);                         \
-            for (Py_ssize_t j = 0; j < m; j++) {                            \
-                skperc_v##W xv[8 / W];                                      \
-                for (int h = 0; h < 8 / W; h++)                             \
-                    xv[h] = skperc_load##W##_double(xt + j * stride + u + W * h); \
-                for (int k = 0; k < R; k++) {                               \
-                    skperc_v##W vv = SKPERC_SPLAT##W((double)block[k * m + j]); \
-                    for (int h = 0; h < 8 / W; h++)                         \
-                        a[k][h] += vv * xv[h];                              \
-                }                                                           \
-            }                                                               \
-            for (int k = 0; k < R; k++)                                     \
-                for (int h = 0; h < 8 / W; h++)                             \
-                    for (int t = 0; t < W; t++)                             \
-                        if (u + W * h + t < nu)                             \
-                            out[u + W * h + t][r0 + r + k] = a[k][h][t];    \
-        }                                                                   \
-    }                                                                       \
-    for (; r < n; r++)                                                      \
-        SKPERC_DOTS_ONE_ROW(ROW_T, r)
-
-#define SKPERC_DOTS_MANY_KERNEL(NAME, TARGET, ROW_T, W, R)                  \
-    TARGET static void NAME(const ROW_T *rows, Py_ssize_t n, Py_ssize_t m,  \
-                            const double *xt, Py_ssize_t nu, double **out,  \
-                            Py_ssize_t r0) {                                \
-        SKPERC_DOTS_MANY_BODY(ROW_T, W, R)                                  \
-    }
-
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4, 4)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, float, 4, 4)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8, 8)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8)
-
 /* out[u] = row . x_u for one row of length m and the nu points, given
    feature-major at a stride that is a multiple of 8 and at least
    SKPERC_LANES8(nu): xt[j * stride + u] = x_u[j] (the lanes past nu are
    read, not stored). Each sum is the row's own, in feature order, as in
-   the columns of skperc_dots_many: the same bits. Up to SKPERC_ROW_GROUPS
+   the columns of skperc_dots_many (whose last rows are its calls): the
+   same bits. Up to SKPERC_ROW_GROUPS
    groups of 8 points are summed side by side, whose additions do not wait
    for one another. */
 #define SKPERC_ROW_GROUPS 4
@@ -146,6 +86,63 @@ SKPERC_DOTS_ROW_KERNEL(skperc_dots_row_avx2, SKPERC_AVX2, double, 4)
 SKPERC_DOTS_ROW_KERNEL(skperc_dots_row32_avx2, SKPERC_AVX2, float, 4)
 SKPERC_DOTS_ROW_KERNEL(skperc_dots_row_avx512, SKPERC_AVX512, double, 8)
 SKPERC_DOTS_ROW_KERNEL(skperc_dots_row32_avx512, SKPERC_AVX512, float, 8)
+
+/* R rows at a time against 8 points, in 8 / W registers of W lanes per
+   row: 8 independent sums hide the latency of the additions, which bounds
+   a single row's; the n % R rows left one at a time (ROW). */
+#define SKPERC_DOTS_MANY_BODY(ROW_T, W, R, ROW)                             \
+    const Py_ssize_t stride = SKPERC_LANES8(nu);                            \
+    Py_ssize_t r = 0;                                                       \
+    for (; r + R <= n; r += R) {                                            \
+        const ROW_T *block = rows + r * m;                                  \
+        for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
+            skperc_v##W a[R][8 / W];                                        \
+            for (int k = 0; k < R; k++)                                     \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    a[k][h] = SKPERC_SPLAT##W(0.0);                         \
+            for (Py_ssize_t j = 0; j < m; j++) {                            \
+                skperc_v##W xv[8 / W];                                      \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    xv[h] = skperc_load##W##_double(xt + j * stride + u + W * h); \
+                for (int k = 0; k < R; k++) {                               \
+                    skperc_v##W vv = SKPERC_SPLAT##W((double)block[k * m + j]); \
+                    for (int h = 0; h < 8 / W; h++)                         \
+                        a[k][h] += vv * xv[h];                              \
+                }                                                           \
+            }                                                               \
+            for (int k = 0; k < R; k++)                                     \
+                for (int h = 0; h < 8 / W; h++)                             \
+                    for (int t = 0; t < W; t++)                             \
+                        if (u + W * h + t < nu)                             \
+                            out[u + W * h + t][r0 + r + k] = a[k][h][t];    \
+        }                                                                   \
+    }                                                                       \
+    for (; r < n; r++) {                                                    \
+        double sums[8 * SKPERC_ROW_GROUPS];                                 \
+        for (Py_ssize_t u = 0; u < nu; u += 8 * SKPERC_ROW_GROUPS) {        \
+            Py_ssize_t count = nu - u < 8 * SKPERC_ROW_GROUPS               \
+                                   ? nu - u : 8 * SKPERC_ROW_GROUPS;        \
+            ROW(rows + r * m, m, xt + u, stride, count, sums);              \
+            for (Py_ssize_t t = 0; t < count; t++)                          \
+                out[u + t][r0 + r] = sums[t];                               \
+        }                                                                   \
+    }
+
+#define SKPERC_DOTS_MANY_KERNEL(NAME, TARGET, ROW_T, W, R, ROW)             \
+    TARGET static void NAME(const ROW_T *rows, Py_ssize_t n, Py_ssize_t m,  \
+                            const double *xt, Py_ssize_t nu, double **out,  \
+                            Py_ssize_t r0) {                                \
+        SKPERC_DOTS_MANY_BODY(ROW_T, W, R, ROW)                             \
+    }
+
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4, 4,
+                        skperc_dots_row_avx2)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, float, 4, 4,
+                        skperc_dots_row32_avx2)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8, 8,
+                        skperc_dots_row_avx512)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8, 8,
+                        skperc_dots_row32_avx512)
 #endif
 
 /* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
