@@ -50,9 +50,8 @@ SKPERC_LOAD(8, float, skperc_f8, SKPERC_AVX512)
    SKPERC_LANES8(nu): xt[j * stride + u] = x_u[j] (the lanes past nu are
    read, not stored). Each sum is the row's own, in feature order, as in
    the columns of skperc_dots_many (whose last rows are its calls): the
-   same bits. Up to SKPERC_ROW_GROUPS
-   groups of 8 points are summed side by side, whose additions do not wait
-   for one another. */
+   same bits. Up to SKPERC_ROW_GROUPS groups of 8 points are summed side
+   by side, whose additions do not wait for one another. */
 #define SKPERC_ROW_GROUPS 4
 
 #define SKPERC_DOTS_ROW_KERNEL(NAME, TARGET, ROW_T, W)                      \
