@@ -710,19 +710,12 @@ cdef object _set_panels(Kernel* kernel, object rows):
     return copy
 
 
-cdef bint _held_values(const Model* m, const Kernel* kernel, Held* h,
-                       Py_ssize_t i, double* value) noexcept nogil:
-    """value[c]: point i's decision value for each problem with the held
-    updates added; False at a kernel value that is not finite. The kernel
-    values with the held points, computed at once in vector lanes, are
-    the bits of row i of their columns (dots.h, _apply_kernel_row)."""
-    cdef Py_ssize_t c, u, k = m.n_problems, n = m.n_points
+cdef void _held_kernel_values(const Kernel* kernel, Held* h,
+                              Py_ssize_t i) noexcept nogil:
+    """h.values[u] = k(x_i, x_u) for the held points u, computed at once in
+    vector lanes: the bits of row i of their columns (dots.h,
+    _apply_kernel_row)."""
     cdef Py_ssize_t d = kernel.n_columns
-    cdef double v, a
-    for c in range(k):
-        value[c] = m.f[c * n + i]
-    if h.count == 0:
-        return True
     if kernel.rows32 != NULL:
         skperc_dots_row32(kernel.rows32 + i * d, d, h.x, HELD_MAX, h.count,
                           h.values)
@@ -731,6 +724,20 @@ cdef bint _held_values(const Model* m, const Kernel* kernel, Held* h,
                         h.values)
     _apply_kernel_row(kernel, kernel.sq_norms[i], h.sq_norm, h.count,
                       h.values)
+
+
+cdef bint _held_values(const Model* m, const Kernel* kernel, Held* h,
+                       Py_ssize_t i, double* value) noexcept nogil:
+    """value[c]: point i's decision value for each problem with the held
+    updates added (_held_kernel_values); False at a kernel value that is
+    not finite."""
+    cdef Py_ssize_t c, u, k = m.n_problems, n = m.n_points
+    cdef double v, a
+    for c in range(k):
+        value[c] = m.f[c * n + i]
+    if h.count == 0:
+        return True
+    _held_kernel_values(kernel, h, i)
     for u in range(h.count):
         v = h.values[u]
         if not finite(v):
@@ -1462,6 +1469,39 @@ def kernel_column(rows, const double[::1] sq_norms, KernelSpec spec,
     with nogil:
         _column_rows(&kernel, j, _column_point(&kernel, j), &out[0], 0, n)
     return out.base
+
+
+def held_kernel_values(rows, const double[::1] sq_norms, KernelSpec spec,
+                       const Py_ssize_t[::1] points, Py_ssize_t i):
+    """The compiled kernel values ``k(x_i, x_u)`` of row i with the points
+    u of ``points`` (at most HELD_MAX rows of dense rows, float64 or
+    float32), as the training loop computes them for an example that it
+    visits while it holds the updates of those points (see Held)."""
+    cdef Kernel kernel
+    cdef Held h
+    cdef Py_ssize_t u, n = rows.shape[0]
+    cdef double delta = 1.0
+    cdef double[::1] scratch = np.zeros(rows.shape[1])
+    _check_kernel_rows(rows, sq_norms, spec.kind, n)
+    if (spec.kind in (KERNEL_PYTHON, KERNEL_PRECOMPUTED) or not 0 <= i < n
+            or points.shape[0] > HELD_MAX
+            or not all(0 <= p < n for p in points)):
+        raise ValueError("held_kernel_values: a kernel of the features, and "
+                         "at most HELD_MAX rows of rows.")
+    _set_kernel(&kernel, rows, sq_norms, spec, None, scratch)
+    if kernel.indptr != NULL:
+        raise ValueError("held_kernel_values: dense rows.")
+    cdef double[::1] x = np.zeros(HELD_MAX * rows.shape[1])
+    cdef double[::1] deltas = np.zeros(2 * HELD_MAX)
+    h.count = 0
+    h.x = &x[0]
+    h.delta = &deltas[0]
+    h.delta_avg = &deltas[HELD_MAX]
+    for u in range(points.shape[0]):
+        _hold(&h, &kernel, points[u], 1, &delta, &delta, 0)
+    with nogil:
+        _held_kernel_values(&kernel, &h, i)
+    return np.array(<double[:h.count]> h.values) if h.count else np.empty(0)
 
 
 # kernel_products takes the rows a tile at a time, all the support against

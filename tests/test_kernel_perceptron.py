@@ -20,6 +20,7 @@ from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_budget_fast import support_block_rows
 from skperc._kernel_perceptron import _COMPILED_KERNELS
 from skperc._kernel_perceptron_fast import (
+    held_kernel_values,
     kernel_column,
     kernel_diagonal,
     kernel_products,
@@ -262,6 +263,27 @@ def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
             ).tobytes()
             == products.tobytes()
         )
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_held_kernel_values_have_the_bits_of_the_columns(kernel, dtype):
+    """The kernel values of a visited example with the held updates' points,
+    computed at once in vector lanes, are the values that the points' columns
+    give its row, bit for bit: the decisions that they make are those of the
+    updates added one at a time. From 1 to 32 points (the most held), about
+    any of which the lanes could go wrong, on 3 to 67 features."""
+    rng = np.random.RandomState(2)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=3)
+    for n_features in (3, 20, 67):
+        X = rng.randn(120, n_features).astype(np.float32).astype(dtype)
+        sq_norms = squared_norms(X)
+        columns = np.array([kernel_column(X, sq_norms, spec, j) for j in range(120)])
+        for count in (1, 7, 8, 9, 31, 32):
+            points = rng.choice(120, size=count, replace=False).astype(np.intp)
+            for i in rng.choice(120, size=10, replace=False):
+                values = held_kernel_values(X, sq_norms, spec, points, i)
+                assert values.tobytes() == columns[points, i].tobytes()
 
 
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])
