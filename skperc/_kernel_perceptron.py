@@ -764,15 +764,14 @@ class KernelPerceptron(BasePerceptron):
     the budgeted loop, from the start. Only then does ``budget`` bind, and
     the defaults that a binding budget changes change. On the data of
     ``benchmarks/bench_kernel_scale.py``, 10,000 examples, whose
-    unbudgeted run ends with 3,556 support vectors (0.29 to 0.32 s) and
+    unbudgeted run ends with 3,556 support vectors (0.26 to 0.28 s) and
     holds at most 4,149 before early stopping ends it, a budget of 8,000
-    made the fit the unbudgeted one in 0.30 s, where the budgeted loop took
-    0.94 s
-    (and scored 0.902 against 0.897, with the margin of a binding budget,
-    on 4,816 support vectors); its peak memory is then the unbudgeted
-    fit's, 332 MB against 143 MB, of which ``cache_size`` bounds the
-    cache of kernel columns. Below half the examples, a budget of 4,000
-    still costs 0.39 s. Where the support passes half the examples, a
+    made the fit the unbudgeted one in 0.26 s, where the budgeted loop took
+    0.88 s (and scored 0.902 against 0.897, with the margin of a binding
+    budget, on 4,816 support vectors); its peak memory is then the
+    unbudgeted fit's, 332 MB against 143 MB, of which ``cache_size``
+    bounds the cache of kernel columns. Below half the examples, a budget of 4,000
+    still costs 0.36 s. Where the support passes half the examples, a
     budget between them is first run for nothing: on the noisier ``text``
     data there (0.39 s and at most 6,381 support vectors without a
     budget), 5,000 and 6,000 took 2.9 and 3.0 s against 2.5 s in the
@@ -1492,10 +1491,11 @@ class KernelPerceptron(BasePerceptron):
         # slower unless its support is that large. A smaller budget is often
         # reached, and the columns until then are lost: on the data of
         # benchmarks/bench_kernel_scale.py (10,000 examples, medians of three
-        # fits alternating in one process), trying every budget so took 0.21
-        # against 0.18 s with a budget of 500, 0.48 against 0.34 s with 2,000
-        # and 0.80 against 0.49 s with 4,000, whose support the run without
-        # it reaches in its sixth epoch.
+        # fits alternating in one process), trying every budget so took 0.16
+        # against 0.13 s with a budget of 500, 0.36 against 0.25 s with
+        # 2,000, 0.51 against 0.36 s with 3,000 and 0.58 against 0.36 s with
+        # 4,000: the run without it, which ends on 3,556 support vectors in
+        # 0.26 s, holds 4,000 after its best epoch.
         n_points = len(self._run.index) + X.shape[0]
         return 2 * self.budget >= n_points
 
