@@ -773,10 +773,10 @@ class KernelPerceptron(BasePerceptron):
     bounds the cache of kernel columns. Below half the examples, a budget of 4,000
     still costs 0.36 s. Where the support passes half the examples, a
     budget between them is first run for nothing: on the noisier ``text``
-    data there (0.39 s and at most 6,381 support vectors without a
-    budget), 5,000 and 6,000 took 2.9 and 3.0 s against 2.5 s in the
-    budgeted loop alone, while 7,000 took 0.39 s against 2.7 s (medians of
-    3).
+    data there (0.35 s and at most 6,381 support vectors without a
+    budget), 5,000 and 6,000 took 1.95 and 2.06 s against 1.67 and 1.73 s
+    in the budgeted loop alone, while 7,000 took 0.35 s against 1.83 s
+    (medians of 3).
 
     On data separable in the feature space with margin ``eps*`` and
     ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold
