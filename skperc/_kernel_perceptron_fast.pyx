@@ -1487,7 +1487,7 @@ def held_kernel_values(rows, const double[::1] sq_norms, KernelSpec spec,
             or points.shape[0] > HELD_MAX
             or not all(0 <= p < n for p in points)):
         raise ValueError("held_kernel_values: a kernel of the features, and "
-                         "at most HELD_MAX rows of rows.")
+                         "at most HELD_MAX points among the rows.")
     _set_kernel(&kernel, rows, sq_norms, spec, None, scratch)
     if kernel.indptr != NULL:
         raise ValueError("held_kernel_values: dense rows.")

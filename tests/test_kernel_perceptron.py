@@ -271,8 +271,9 @@ def test_held_kernel_values_have_the_bits_of_the_columns(kernel, dtype):
     """The kernel values of a visited example with the held updates' points,
     computed at once in vector lanes, are the values that the points' columns
     give its row, bit for bit: the decisions that they make are those of the
-    updates added one at a time. From 1 to 32 points (the most held), about
-    any of which the lanes could go wrong, on 3 to 67 features."""
+    updates added one at a time. From 1 to 32 points (the most that are
+    held), on both sides of the edges of the vector lanes, on 3 to 67
+    features."""
     rng = np.random.RandomState(2)
     spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=3)
     for n_features in (3, 20, 67):
