@@ -167,12 +167,11 @@ cdef struct Postings:
     int32_t* posted_n
     int32_t* posted_room
     Posted* scratch
-    # a feature of dense_from entries or more (see DENSE_SHARE) keeps its
+    # a feature of a DENSE_SHARE-th of capacity entries or more keeps its
     # values in a column over the capacity slots too (dense[f], +0 where a
     # slot has no entry; else NULL), from then to the end of the call
     double** dense
     Py_ssize_t capacity
-    Py_ssize_t dense_from
 
 
 cdef struct ListedVersions:
@@ -397,7 +396,7 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
         p.entries[f][e].back = <int32_t>m
         if p.dense[f] != NULL:
             p.dense[f][s] = value
-        elif p.count[f] >= p.dense_from:
+        elif p.count[f] * DENSE_SHARE >= p.capacity:
             _make_dense(p, f)
         new[m].feature = <int32_t>f
         new[m].place = <int32_t>e
@@ -487,7 +486,6 @@ cdef class _PostedSupport:
         self.p.scratch = <Posted*>calloc(n_features, sizeof(Posted))
         self.p.dense = <double**>calloc(n_features, sizeof(double*))
         self.p.capacity = capacity
-        self.p.dense_from = max(1, capacity // DENSE_SHARE)
         if (self.p.entries == NULL or self.p.count == NULL
                 or self.p.room == NULL or self.p.posted == NULL
                 or self.p.posted_n == NULL or self.p.posted_room == NULL
