@@ -607,7 +607,9 @@ class KernelPerceptron(BasePerceptron):
         examples, 32 of CSR data (then examined one by one, by one thread
         while the others compute the rows of the next block), and the
         function on the batch at the end of a call; in
-        :meth:`decision_function`, the chunks of rows of ``X``. A multiclass
+        :meth:`decision_function`, the rows of each chunk of ``X`` (at most
+        one thread per 4,096 kernel values, rows times support vectors, and
+        per 32 rows). A multiclass
         fit trains its one-vs-rest problems in one pass that shares each
         column among them, so they share the same threads: no more than
         ``n_jobs`` run.

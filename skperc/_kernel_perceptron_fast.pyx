@@ -1775,11 +1775,16 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     way), with their squared_norms; summed over the support in its order,
     one kernel column at a time (for CSR rows, with vector instructions,
     one row at a time: _csr_products), the rows split among up to
-    ``n_threads`` threads (the same bits for any number)."""
+    ``n_threads`` threads, each with ROWS_PER_THREAD kernel values and
+    SKPERC_PANEL rows at least (the same bits for any number)."""
     cdef Kernel kernel, vectors
     cdef Py_ssize_t n = rows.shape[0], n_support = support.shape[0]
     cdef Py_ssize_t k = coef.shape[0], d = rows.shape[1], t
-    cdef Py_ssize_t n_blocks = _n_blocks(n_threads, n)
+    # a thread takes ROWS_PER_THREAD kernel values at least, as for the
+    # columns (a row costs n_support of them), and a panel of rows (the
+    # bounds of its block)
+    cdef Py_ssize_t n_blocks = min(_n_blocks(n_threads, n * n_support),
+                                   max(1, n // SKPERC_PANEL))
     cdef double[:, ::1] out = np.zeros((k, n))
     cdef double[::1] column
     cdef double[::1] x

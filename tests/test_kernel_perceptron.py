@@ -323,6 +323,51 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
             assert products.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+@pytest.mark.parametrize("wide", [False, True])
+def test_products_of_a_few_rows_have_the_bits_of_one_thread(kernel, wide):
+    """Two threads share the rows of kernel_products once each has 4,096
+    kernel values (rows times support vectors) and a panel of 32 rows to
+    compute: here 33 to 200 rows against 3,000 support vectors, in blocks
+    of unequal sizes from 64 rows on. Each value has the bits of one
+    thread, for dense and CSR rows, float64 or float32, against a dense or
+    CSR support, on 20 features or on 4,200 (where a CSR support is read
+    by feature)."""
+    rng = np.random.RandomState(11)
+    if wide:
+        X = sp.random(3200, 4200, density=0.005, format="csr", random_state=rng)
+        X.data = (X.data - 0.5).astype(np.float32).astype(np.float64)
+        forms = [lambda rows: rows, lambda rows: rows.astype(np.float32)]
+        supports = [sp.csr_matrix]
+    else:
+        X = rng.randn(3200, 20).astype(np.float32).astype(np.float64)
+        X[rng.rand(*X.shape) < 0.3] = 0.0
+        forms = [
+            lambda rows: rows,
+            lambda rows: rows.astype(np.float32),
+            sp.csr_matrix,
+            lambda rows: sp.csr_matrix(rows, dtype=np.float32),
+        ]
+        supports = [np.asarray, sp.csr_matrix]
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.05, coef0=0.5, degree=2)
+    coef = rng.randn(2, 3000)
+    for n in (33, 64, 97, 200):
+        for form in forms:
+            rows = form(X[:n])
+            for support in supports:
+                vectors = support(X[200:])
+                assert read_by_feature(vectors) == (wide and sp.issparse(rows))
+                products = [
+                    kernel_products(
+                        rows, sq_norms[:n], vectors, sq_norms[200:], spec, coef, t
+                    )
+                    for t in (1, 2)
+                ]
+                assert products[0].shape == (2, n)
+                assert products[1].tobytes() == products[0].tobytes()
+
+
 def assert_csr_products_have_the_bits_of_dense_rows(X, support, kernel, rng, supports):
     """kernel_products of the CSR rows of X, float64 or float32, with each
     support that supports(rows, dense support) gives (coefficients of 0
