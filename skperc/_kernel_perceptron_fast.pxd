@@ -83,7 +83,9 @@ cdef extern from "dots.h":
 # cores, per update of a binary fit: a column of 4,096 rows split in two
 # took 0.92 times the time of one thread when held in the cache (5
 # features: an addition per row), 1.5 times when computed; from 8,192 rows
-# up, 1.3 to 2 times.
+# up, 1.3 to 2 times. Kernel rows over a support (the budgeted blocks,
+# kernel_products) count their kernel values, rows times support vectors,
+# the same way.
 cdef enum:
     ROWS_PER_THREAD = 4096
 
@@ -174,8 +176,9 @@ cdef inline void _start_step(Threads* threads, Py_ssize_t n) noexcept nogil:
 
 cdef inline Py_ssize_t _n_blocks(Py_ssize_t n_threads,
                                  Py_ssize_t n) noexcept nogil:
-    """The threads that share a column of n rows: n_threads at most, and
-    no more than give each ROWS_PER_THREAD rows."""
+    """The threads that share n kernel values (a column of n rows, or
+    kernel rows over a support of n values in all): n_threads at most, and
+    no more than give each ROWS_PER_THREAD of them."""
     return max(1, min(n_threads, n // ROWS_PER_THREAD))
 
 
