@@ -80,9 +80,12 @@ _EARLY_STOPPING_SAMPLES = 2_000
 # 0.913 at 1,000,000; 0.5, 2.0 and 4.0 scored 0.874, 0.883 and 0.879 at
 # 10,000, and 0.890, 0.892 and 0.893 at 40,000 (the last functions). With the
 # averaging epoch that ends such a fit: 0.881 and 0.888 at 10,000, 0.897 and
-# 0.899 at 40,000. On the word counts (--data text and vocabulary), 0.25 wins
-# at 10,000 (0.781 against 0.775, 0.867 against 0.862, medians of 5 seeds)
-# and loses at 40,000 (0.832 against 0.835, 0.875 against 0.882, of 3).
+# 0.899 at 40,000. On the word counts (--data text and vocabulary), 1.0 wins
+# on the text data (0.788 against 0.775 at 10,000, medians of 5 seeds; 0.843
+# against 0.829 at 40,000, of 3) and ties on the vocabulary (0.864 against
+# 0.866, 0.879 against 0.880); before a merge could keep the partner itself
+# (see _best_merge), 0.25 won at 10,000 (0.781 against 0.775, 0.867 against
+# 0.862) and lost at 40,000 (0.832 against 0.835, 0.875 against 0.882).
 _BUDGETED_AUTO_BETA = 1.0
 # n_iter_no_change="auto": scikit-learn's 5, but 2 for early stopping on a
 # fit that the budget binds, unless projections make room. A full budget
@@ -92,9 +95,9 @@ _BUDGETED_AUTO_BETA = 1.0
 # depends little on that epoch. Budget 500 (merge) on
 # benchmarks/bench_kernel_scale.py's data, medians of five seeds, 2 against
 # 5: the same test accuracy on the clusters at 10,000 and 40,000 examples
-# (0.8862, 0.8966), wide (0.9131), text (0.7754) and vocabulary (0.8621
-# against 0.8613), at 10,000 unless said; the fit in 0.42 instead of 1.05 s
-# at 40,000, 0.86 instead of 1.19 s on the vocabulary. A patience of 1 lost
+# (0.8862, 0.8966), wide (0.9131), text (0.7883 against 0.7870) and
+# vocabulary (0.8639), at 10,000 unless said; the fit in 0.42 instead of
+# 1.05 s at 40,000, 0.77 of the time on the vocabulary. A patience of 1 lost
 # 0.25 to 0.35 point on the clusters at 10,000 and wide; on 8 classes
 # (12,000 x 30) a patience of 2 lost 0.2 point (0.7016 against 0.7038).
 # Projection keeps 5: with 2 (medians of three seeds, 10,000 examples unless
@@ -560,7 +563,10 @@ class KernelPerceptron(BasePerceptron):
         values): the one whose merge at the point that weighs the two by their
         coefficients changes the function least. The two become one point
         ``z = h x_m + (1 - h) x_j`` on the segment between them, with ``h``
-        found by golden-section search and the coefficient that best replaces
+        found by golden-section search (or ``h = 0``, the partner itself,
+        where the search ends beside that end and ``h = 0`` changes the
+        function no more: a partner far from the vector, whose row then
+        stays as it is) and the coefficient that best replaces
         the pair in feature space, as in budgeted SGD [7]_ (which searches
         every vector of the class for the partner, a golden-section search
         each: epochs 2.4 times as long on the data of

@@ -41,7 +41,9 @@ def merge_at_mean(a_m, a_j, k_mj):
 
 
 def best_merge(a_m, a_j, k_mj):
-    """The loss and position h of the best merge, by golden-section search."""
+    """The loss and position h of the best merge, by golden-section search,
+    or at h = 0 (the partner itself) where the search's last bracket holds
+    it and the loss there is no larger."""
     invphi = (np.sqrt(5) - 1) / 2
     lo, hi, log_k = 0.0, 1.0, np.log(k_mj)
     h1, h2 = hi - invphi * (hi - lo), lo + invphi * (hi - lo)
@@ -56,8 +58,11 @@ def best_merge(a_m, a_j, k_mj):
             h2 = lo + invphi * (hi - lo)
             v2 = merged_norm2(a_m, a_j, log_k, h2)
     h = (lo + hi) / 2
+    after = merged_norm2(a_m, a_j, log_k, h)
+    if lo == 0.0 and merged_norm2(a_m, a_j, log_k, 0.0) >= after:
+        h, after = 0.0, merged_norm2(a_m, a_j, log_k, 0.0)
     before = a_m**2 + a_j**2 + 2 * a_m * a_j * k_mj
-    return before - merged_norm2(a_m, a_j, log_k, h), h
+    return before - after, h
 
 
 def reference_budget_fit(

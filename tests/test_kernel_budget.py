@@ -82,14 +82,22 @@ def budget_100_score(seed, **params):
     return model.fit(X_train, y_train).score(X_test, y_test)
 
 
+# At gamma=5 the partners of most merges lie so far that the best point is
+# the partner itself, at the end of the golden-section search's segment.
 @pytest.mark.parametrize(
-    "strategy, kernel", [("merge", "rbf"), ("project", "rbf"), ("project", "poly")]
+    "strategy, kernel, gamma",
+    [
+        ("merge", "rbf", 0.5),
+        ("merge", "rbf", 5.0),
+        ("project", "rbf", 0.5),
+        ("project", "poly", 0.5),
+    ],
 )
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("average", [False, True])
-def test_budget_matches_reference(strategy, kernel, seed, average):
+def test_budget_matches_reference(strategy, kernel, gamma, seed, average):
     X, y = noisy_sample(random_state=seed)
-    params = dict(gamma=0.5, degree=3, coef0=1.0)
+    params = dict(gamma=gamma, degree=3, coef0=1.0)
     estimator = KernelPerceptron(
         kernel=kernel,
         **params,
@@ -111,7 +119,7 @@ def test_budget_matches_reference(strategy, kernel, seed, average):
     rows, coef, n_updates = reference_budget_fit(
         X,
         np.where(y == 1, 1.0, -1.0),
-        gamma=0.5,
+        gamma=gamma,
         budget=8,
         strategy=strategy,
         kernel=reference_kernel,
@@ -303,9 +311,11 @@ def test_the_averaging_epoch_keeps_the_bits_with_its_kernel_values_kept(sparse):
     if sparse:
         X[np.abs(X) < 1.2] = 0.0
         X = sp.csr_matrix(X)
+    # average=True: the epoch runs whether or not the stopping rule ends the
+    # run within max_iter
     params = dict(gamma=0.05, budget=60, early_stopping=False, random_state=0)
-    kept = KernelPerceptron(**params).fit(X, y)
-    again = KernelPerceptron(**params, cache_size=2**-10).fit(X, y)
+    kept = KernelPerceptron(**params, average=True).fit(X, y)
+    again = KernelPerceptron(**params, average=True, cache_size=2**-10).fit(X, y)
     last = KernelPerceptron(**params, average=False).fit(X, y)
     # the averaging epoch ran, and projected
     assert not np.array_equal(kept.dual_coef_, last.dual_coef_)
