@@ -989,8 +989,10 @@ cdef double _best_merge(const Support* b, Py_ssize_t m, Py_ssize_t j,
     # of 88% of the searches held h = 0, and 61% took it: the fit took 0.85 s
     # against 1.21 s (medians of 3) and scored 0.8647 against 0.8621; on its
     # text data 0.65 s against 0.72 s, at the same 0.7836. On its clusters
-    # and wide data 1 search in 15,000 ended there, and the model kept its
-    # bits. m, of the smallest coefficients, weighs no more than its
+    # and wide data 1 search in 15,000 ended there, and the models of
+    # 10,000 and 40,000 examples kept their bits; the clusters' of 200,000
+    # and 1,000,000 scored 0.9111 and 0.9267 against 0.9097 and 0.9262.
+    # m, of the smallest coefficients, weighs no more than its
     # partner of the same class in a binary problem, so that its best h is
     # at most 1/2: the end h = 1 is not tried.
     if lo == 0.0:
