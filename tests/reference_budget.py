@@ -59,8 +59,9 @@ def best_merge(a_m, a_j, k_mj):
             v2 = merged_norm2(a_m, a_j, log_k, h2)
     h = (lo + hi) / 2
     after = merged_norm2(a_m, a_j, log_k, h)
-    if lo == 0.0 and merged_norm2(a_m, a_j, log_k, 0.0) >= after:
-        h, after = 0.0, merged_norm2(a_m, a_j, log_k, 0.0)
+    at_partner = merged_norm2(a_m, a_j, log_k, 0.0)
+    if lo == 0.0 and at_partner >= after:
+        h, after = 0.0, at_partner
     before = a_m**2 + a_j**2 + 2 * a_m * a_j * k_mj
     return before - after, h
 
