@@ -78,10 +78,35 @@ cdef enum:
 cdef double PROJECTION_RIDGE = 1e-8
 
 # Golden-section steps of the merge: the bracket of h shrinks to
-# 0.618^GOLDEN_STEPS = 0.008, and the loss, flat at its minimum, to within
-# about 1e-4 of it.
+# 0.618^GOLDEN_STEPS = 0.0007 of the segment. On word counts most partners
+# lie far from the vector merged into them and weigh far more, so that the
+# best point lies a few thousandths of the way: a bracket of 0.008 (10
+# steps) moved the partner by up to twice its best step, or not at all,
+# and merge after merge the function drifted from the one it replaced. On
+# the data of benchmarks/bench_kernel_scale.py (budget 500, one thread,
+# medians of random_state 0 to 2) 10, 12, 15, 20 and 30 steps scored
+# 0.787, 0.807, 0.814, 0.814 and 0.813 on the text data at 10,000 examples
+# (its unbudgeted run: 0.797), and 0.864, 0.875, 0.875, 0.876 and 0.877 on
+# the vocabulary (0.868); 10 and 15 steps 0.843 and 0.877 on the text data
+# at 40,000 examples (0.874), and 0.879 and 0.904 on the vocabulary
+# (0.899). The clusters and the wide data, whose best points lie further
+# in, scored the same (0.886 and 0.886, 0.912 and 0.915 at 10,000
+# examples). With 20 steps the last brackets are narrower than the
+# rounding of the loss tells apart: the loop and the reference of the
+# tests, whose kernel values differ in their last bits, took different
+# halves and ended apart. The steps cost a few exponentials a merge, but a
+# partner now moves where it stayed, over the union of both rows, most of
+# all the merged vectors of thousands of words that collect the far
+# vectors: with 15 steps against 10 the fits took 1.0 to 1.1 s against 0.6
+# to 0.7 s on the text data at 10,000 examples, 3.4 to 4.0 s against 1.3 to
+# 1.5 s at 40,000 (its unbudgeted run: 6.8 s), 2.8 to 3.0 s against 0.8 to
+# 1.3 s on the vocabulary at 10,000 (0.6 s), 14 to 16 s against 2.2 to
+# 3.0 s at 40,000 (5.9 s); 0.8 to 1.1 s against 0.6 to 0.7 s on the
+# clusters at 40,000 examples (in 6 epochs against 4) and 1.7 to 1.8 s
+# against 1.4 to 1.7 s on the wide data (random_state=0, one thread, two
+# rounds alternating, CPU time).
 cdef enum:
-    GOLDEN_STEPS = 10
+    GOLDEN_STEPS = 15
 
 # The examples whose kernel rows over the support are computed together,
 # split among the threads, before the loop examines them one by one: the
@@ -977,21 +1002,19 @@ cdef double _best_merge(const Support* b, Py_ssize_t m, Py_ssize_t j,
     h = 0.5 * (lo + hi)
     v1 = _merged_norm2(b, m, j, log_k, h)
     # The search never evaluates an end of the segment: its point stays
-    # 0.618^GOLDEN_STEPS / 2 = 0.004 inside. A partner far from x_m (a small
-    # k_mj: k(x_m, z) = k_mj^((1-h)^2) barely grows off h = 0) has its best
+    # 0.618^GOLDEN_STEPS / 2 inside. A partner far from x_m (a small k_mj:
+    # k(x_m, z) = k_mj^((1-h)^2) barely grows off h = 0) may have its best
     # z at x_j itself, or nearer to it than that point, and z = x_j keeps
     # the partner's row: none to write, post again, or compute again for
-    # the examples of the block, where the search's point rewrites the
-    # union of both rows to move the partner 0.4% of the way. On sparse rows
-    # that union grows merge after merge (to 5,000 words on the vocabulary
-    # data of benchmarks/bench_kernel_scale.py, whose examples hold 32). On
-    # that data (10,000 examples, budget 500, one thread) the last bracket
-    # of 88% of the searches held h = 0, and 61% took it: the fit took 0.85 s
-    # against 1.21 s (medians of 3) and scored 0.8647 against 0.8621; on its
-    # text data 0.65 s against 0.72 s, at the same 0.7836. On its clusters
-    # and wide data 1 search in 15,000 ended there, and the models of
-    # 10,000 and 40,000 examples kept their bits; the clusters' of 200,000
-    # and 1,000,000 scored 0.9111 and 0.9267 against 0.9097 and 0.9262.
+    # the examples of the block. With 10 steps (0.004 inside) the last
+    # bracket of 88% of the searches held h = 0 on the vocabulary data of
+    # benchmarks/bench_kernel_scale.py (10,000 examples, budget 500), and 61%
+    # took it, where the search's point rewrote the union of both rows to
+    # move the partner 0.4% of the way: the fit took 0.85 s against 1.21 s.
+    # With 15, whose point stays 0.0004 inside, the bracket held it in 22%
+    # of the searches and 46 of 30,022 took it (none of 27,517 on the text
+    # data): the best points of the others lie further in (see
+    # GOLDEN_STEPS).
     # m, of the smallest coefficients, weighs no more than its
     # partner of the same class in a binary problem, so that its best h is
     # at most 1/2: the end h = 1 is not tried.

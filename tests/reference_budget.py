@@ -24,7 +24,7 @@ the mean of that epoch's functions.
 
 import numpy as np
 
-GOLDEN_STEPS = 10
+GOLDEN_STEPS = 15
 
 
 def merged_norm2(a_m, a_j, log_k, h):
