@@ -134,7 +134,16 @@ def test_budget_matches_reference(strategy, kernel, gamma, seed, average):
     else:
         assert_array_equal(estimator.support_vectors_, X[estimator.support_])
     values = pairwise_kernels(X, rows, metric=kernel, filter_params=True, **params)
-    assert_allclose(estimator.decision_function(X), values @ coef, rtol=1e-9, atol=1e-9)
+    # Where the two points of a late step of the merge's search lose the same
+    # to rounding, the loop and the reference, whose kernel values differ in
+    # their last bits, may take different halves: h then differs by less
+    # than the last bracket, and the functions by 2e-8 (numpy 1.23 at
+    # gamma=5). A search of 10 steps against the reference's 15 is 7e-3 and
+    # more apart.
+    tolerance = 1e-6 if strategy == "merge" else 1e-9
+    assert_allclose(
+        estimator.decision_function(X), values @ coef, rtol=tolerance, atol=tolerance
+    )
 
 
 @pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
