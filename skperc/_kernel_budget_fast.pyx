@@ -90,8 +90,8 @@ cdef double PROJECTION_RIDGE = 1e-8
 # the vocabulary (0.868); 10 and 15 steps 0.843 and 0.877 on the text data
 # at 40,000 examples (0.874), and 0.879 and 0.904 on the vocabulary
 # (0.899). The clusters and the wide data, whose best points lie further
-# in, scored the same (0.886 and 0.886, 0.912 and 0.915 at 10,000
-# examples). With 20 steps the last brackets are narrower than the
+# in, scored within a few tenths (0.886 and 0.886, 0.912 and 0.915 at
+# 10,000 examples). With 20 steps the last brackets are narrower than the
 # rounding of the loss tells apart: the loop and the reference of the
 # tests, whose kernel values differ in their last bits, took different
 # halves and ended apart. The steps cost a few exponentials a merge, but a

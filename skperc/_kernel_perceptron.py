@@ -103,9 +103,10 @@ _BUDGETED_AUTO_BETA = 1.0
 # vocabulary (0.8639), at 10,000 unless said; the fit in 0.42 instead of
 # 1.05 s at 40,000, 0.77 of the time on the vocabulary. With the merges'
 # search of 15 steps (see GOLDEN_STEPS): text 0.8137 against 0.8139,
-# vocabulary 0.8752 against 0.8771, in 0.75 and 0.72 of the time. A patience of 1 lost
-# 0.25 to 0.35 point on the clusters at 10,000 and wide; on 8 classes
-# (12,000 x 30) a patience of 2 lost 0.2 point (0.7016 against 0.7038).
+# vocabulary 0.8752 against 0.8771, in 0.75 and 0.72 of the time. A
+# patience of 1 lost 0.25 to 0.35 point on the clusters at 10,000 and
+# wide; on 8 classes (12,000 x 30) a patience of 2 lost 0.2 point (0.7016
+# against 0.7038).
 # Projection keeps 5: with 2 (medians of three seeds, 10,000 examples unless
 # said) it lost 0.8 point on the clusters (0.8676 against 0.8757), 0.2 at
 # 40,000, 0.3 on wide and 0.8 on the text data, and with the polynomial
