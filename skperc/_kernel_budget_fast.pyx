@@ -14,7 +14,7 @@ example are that loop's (_kernel_perceptron_fast.pxd).
 from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uintptr_t
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport calloc, free, qsort, realloc
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -33,7 +33,7 @@ from ._kernel_perceptron_fast cimport (
     KERNEL_PRECOMPUTED, KERNEL_PYTHON, KERNEL_RBF, SKPERC_PANEL, SKPERC_POINTS,
     Kernel, KernelSpec, PyTraceMalloc_Track, PyTraceMalloc_Untrack, Threads,
     _NUMPY_DOMAIN, _any_nan, _apply_kernel, _begin_epoch_threads,
-    _dots_over, _end_step, _examine, _free_traced, _keep_threads, _kernel_row,
+    _dots_over, _end_step, _examine, _free_traced, _keep_threads,
     _n_blocks, _point, _see_norm, _set_kernel, _start_step, _start_threads,
     _threads, _weighted_sum, skperc_add, skperc_all_finite,
     skperc_dots_many_supported,
@@ -95,16 +95,18 @@ cdef double PROJECTION_RIDGE = 1e-8
 # rounding of the loss tells apart: the loop and the reference of the
 # tests, whose kernel values differ in their last bits, took different
 # halves and ended apart. The steps cost a few exponentials a merge, but a
-# partner now moves where it stayed, over the union of both rows, most of
-# all the merged vectors of thousands of words that collect the far
-# vectors: with 15 steps against 10 the fits took 1.0 to 1.1 s against 0.6
-# to 0.7 s on the text data at 10,000 examples, 3.4 to 4.0 s against 1.3 to
-# 1.5 s at 40,000 (its unbudgeted run: 6.8 s), 2.8 to 3.0 s against 0.8 to
-# 1.3 s on the vocabulary at 10,000 (0.6 s), 14 to 16 s against 2.2 to
-# 3.0 s at 40,000 (5.9 s); 0.8 to 1.1 s against 0.6 to 0.7 s on the
-# clusters at 40,000 examples (in 6 epochs against 4) and 1.7 to 1.8 s
-# against 1.4 to 1.7 s on the wide data (random_state=0, one thread, two
-# rounds alternating, CPU time).
+# partner now moves where it stayed, most of all the merged vectors of
+# thousands of words that collect the far vectors: with 15 steps against 10
+# the fits took 1.0 to 1.1 s against 0.6 to 0.7 s on the text data at
+# 10,000 examples, 3.4 to 4.0 s against 1.3 to 1.5 s at 40,000 (its
+# unbudgeted run: 6.8 s), 2.8 to 3.0 s against 0.8 to 1.3 s on the
+# vocabulary at 10,000 (0.6 s), 14 to 16 s against 2.2 to 3.0 s at 40,000
+# (5.9 s); 0.8 to 1.1 s against 0.6 to 0.7 s on the clusters at 40,000
+# examples (in 6 epochs against 4) and 1.7 to 1.8 s against 1.4 to 1.7 s
+# on the wide data (random_state=0, one thread, two rounds alternating,
+# CPU time), while a merge rewrote and posted again the union of both
+# rows. It now writes the smaller one's features alone (see
+# Support.scale).
 cdef enum:
     GOLDEN_STEPS = 15
 
@@ -228,6 +230,40 @@ cdef struct Support:
     double* panel_sq          # (capacity,)
     Py_ssize_t panel_n
     double* sq_norms          # (capacity,): their ||x||^2
+    # Slot s holds the vector scale[s] * rows[s], whose squared norm is
+    # scale[s]^2 * raw_sq[s] (sq_norms[s]); every product with it is its
+    # row's, summed in feature order, times scale[s] (the scales as they
+    # stood at the last _refresh_panels in panel_scale, for the rows read
+    # from the panels or postings). A merge into slot j scales j and adds
+    # the other vector at its own features alone (_merge_rows), where
+    # writing the merged point rewrites every feature of j: on word counts
+    # most merges go into merged vectors of thousands of words. A new slot
+    # has scale 1; a scale below FOLD_BELOW is written into its row
+    # (_fold), and nothing else writes one: the support carries its scales
+    # and raw_sq from call to call, and the vectors of a run do not depend
+    # on where its calls end (one pass of partial_fit over chunks is still
+    # fit's epoch, bit for bit). On the data of
+    # benchmarks/bench_kernel_scale.py (budget 500, random_state=0, one
+    # thread, CPU time, two rounds alternating), where each merge wrote the
+    # merged point, posted whole: the vocabulary at 10,000 examples 0.88 to
+    # 0.92 s against 2.16 to 2.28 s, at 40,000 3.0 to 3.1 s against 10.3 to
+    # 10.6 s; the text data 0.70 to 0.73 s against 0.71 to 0.73 s at 10,000
+    # and 2.6 s against 2.5 to 2.7 s at 40,000 (its merged vectors are
+    # shorter); the clusters at 40,000, where every merge writes every
+    # feature either way, 0.62 to 0.64 s against 0.58 to 0.60 s (the
+    # products times the scales). The same accuracy: the same medians of
+    # random_state 0 to 2, to the fourth digit, on the vocabulary and the
+    # text data at both sizes and the clusters at 40,000.
+    double* scale             # (capacity,)
+    double* raw_sq            # (capacity,)
+    double* panel_scale       # (capacity,)
+    # with postings: whether slot s, marked dirty, is posted again whole at
+    # the next _refresh_panels (_mark), or only at the features in pending
+    # (_mark_features): slot << 32 | feature, pending_n of pending_room
+    unsigned char* whole      # (capacity,)
+    int64_t* pending
+    Py_ssize_t pending_n
+    Py_ssize_t pending_room
     double* coef              # (n_problems, capacity)
     double* avg_coef          # like coef, or NULL without averaging
     int64_t* index            # (capacity,): the place of each among all samples
@@ -302,6 +338,7 @@ cdef struct Support:
     # of them stands on it (version_refs; see _snapshot_support)
     double* snap_rows         # (n_problems + 1, capacity, n_features)
     double* snap_sq           # (n_problems + 1, capacity)
+    double* snap_scale        # (n_problems + 1, capacity)
     double* snap_coef         # (2, n_problems, capacity)
     int64_t* snap_n           # (2, n_problems)
     int64_t* snap_version     # (2, n_problems)
@@ -318,9 +355,29 @@ cdef inline double* _coef_at(Support* b, Py_ssize_t c) noexcept nogil:
 
 cdef inline void _mark(Support* b, Py_ssize_t s) noexcept nogil:
     """Mark slot s as changed: since the panels and since the block's
-    kernel rows."""
+    kernel rows, to be posted again whole."""
     _add_mark(&b.dirty, s)
     _add_mark(&b.stale, s)
+    if b.whole != NULL:
+        b.whole[s] = 1
+
+
+cdef void _mark_features(Support* b, Py_ssize_t s, const int32_t* features,
+                         Py_ssize_t n) noexcept nogil:
+    """Mark slot s as changed (its scale, and its row at the n features
+    listed alone): to be posted again at those features, or whole where
+    they do not fit in b.pending."""
+    cdef Py_ssize_t t
+    _add_mark(&b.dirty, s)
+    _add_mark(&b.stale, s)
+    if b.whole == NULL or b.whole[s]:
+        return
+    if b.pending_n + n > b.pending_room:
+        b.whole[s] = 1
+        return
+    for t in range(n):
+        b.pending[b.pending_n + t] = (<int64_t>s << 32) | features[t]
+    b.pending_n += n
 
 
 cdef inline Py_ssize_t _block_size(const Support* b) noexcept nogil:
@@ -364,16 +421,65 @@ cdef int _make_room_for(void** data, size_t itemsize, int32_t* room,
     return 0
 
 
+cdef inline Py_ssize_t _posted_at(const Postings* p, Py_ssize_t s,
+                                   Py_ssize_t f, Py_ssize_t hint) noexcept nogil:
+    """The place of feature f in slot s's list of features posted: hint
+    where it holds f, else found by bisection (features posted at a slot
+    since it was posted whole move the places after theirs)."""
+    cdef const Posted* posted = p.posted[s]
+    cdef Py_ssize_t lo = 0, hi = p.posted_n[s], mid
+    if hint < hi and posted[hint].feature == f:
+        return hint
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if posted[mid].feature <= f:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 cdef inline void _take_out(Postings* p, Py_ssize_t f,
                            Py_ssize_t e) noexcept nogil:
     """Take entry e out of feature f's: the last one takes its place."""
     cdef Entry* entries = p.entries[f]
-    cdef Py_ssize_t last = p.count[f] - 1
+    cdef Py_ssize_t last = p.count[f] - 1, at
     if p.dense[f] != NULL:
         p.dense[f][entries[e].slot] = 0.0
     entries[e] = entries[last]
-    p.posted[entries[e].slot][entries[e].back].place = <int32_t>e
+    at = _posted_at(p, entries[e].slot, f, entries[e].back)
+    p.posted[entries[e].slot][at].place = <int32_t>e
+    entries[e].back = <int32_t>at
     p.count[f] = <int32_t>last
+
+
+cdef inline int _post(Postings* p, Py_ssize_t s, Py_ssize_t f, Py_ssize_t e,
+                      double value, Posted* new,
+                      Py_ssize_t m) except -1 nogil:
+    """Slot s's entry at feature f (at place e, or -1 for none) set to
+    value, or taken out for a value of 0; the feature and its place in
+    new[m] for the list of features that s is posted at, the place of f
+    there. Returns the items written to new: 1, or 0 for a value of 0."""
+    if value == 0.0:
+        if e >= 0:
+            _take_out(p, f, e)
+        return 0
+    if e < 0:
+        e = p.count[f]
+        if e == p.room[f]:
+            _make_room_for(<void**>&p.entries[f], sizeof(Entry), &p.room[f],
+                           e + 1)
+        p.entries[f][e].slot = <int32_t>s
+        p.count[f] += 1
+    p.entries[f][e].value = value
+    p.entries[f][e].back = <int32_t>m
+    if p.dense[f] != NULL:
+        p.dense[f][s] = value
+    elif p.count[f] * DENSE_SHARE >= p.capacity:
+        _make_dense(p, f)
+    new[m].feature = <int32_t>f
+    new[m].place = <int32_t>e
+    return 1
 
 
 cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
@@ -387,7 +493,6 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
     cdef const double* row = b.rows + s * b.n_features
     # a listed row read in the order of its list: values[j] is row[features[j]]
     cdef const double* values = _row_values(b, s)
-    cdef double value
     cdef Posted* old = p.posted[s]
     cdef Posted* new = p.scratch
     if s < b.n_support:
@@ -399,37 +504,88 @@ cdef int _repost(Support* b, Py_ssize_t s) except -1 nogil:
             i += 1
             continue
         f = features[j]
-        value = values[j] if values != NULL else row[f]
+        e = -1
         if i < k and old[i].feature == f:
             e = old[i].place
             i += 1
-            if value == 0.0:
-                _take_out(p, f, e)
-                j += 1
-                continue
-        else:
-            if value == 0.0:
-                j += 1
-                continue
-            e = p.count[f]
-            if e == p.room[f]:
-                _make_room_for(<void**>&p.entries[f], sizeof(Entry),
-                               &p.room[f], e + 1)
-            p.entries[f][e].slot = <int32_t>s
-            p.count[f] += 1
-        p.entries[f][e].value = value
-        p.entries[f][e].back = <int32_t>m
-        if p.dense[f] != NULL:
-            p.dense[f][s] = value
-        elif p.count[f] * DENSE_SHARE >= p.capacity:
-            _make_dense(p, f)
-        new[m].feature = <int32_t>f
-        new[m].place = <int32_t>e
-        m += 1
+        m += _post(p, s, f, e, values[j] if values != NULL else row[f], new, m)
         j += 1
     _make_room_for(<void**>&p.posted[s], sizeof(Posted), &p.posted_room[s], m)
     memcpy(p.posted[s], new, m * sizeof(Posted))
     p.posted_n[s] = <int32_t>m
+    return 0
+
+
+cdef int _repost_at(Support* b, Py_ssize_t s, const int64_t* keys,
+                    Py_ssize_t n) except -1 nogil:
+    """Post slot s again at the n features of keys (slot << 32 | feature, in
+    increasing order, each once) as its row stands there (read from its
+    list where it keeps its values), the features it was posted at
+    elsewhere kept: O(those features) entries and a pass over its list of
+    features posted."""
+    cdef Postings* p = b.postings
+    cdef Py_ssize_t i = 0, j = 0, k = p.posted_n[s], m = 0, f, e, q = 0
+    cdef const double* row = b.rows + s * b.n_features
+    cdef const double* values = _row_values(b, s)
+    cdef const int32_t* listed = b.row_features + s * b.list_room
+    cdef double value
+    cdef Posted* old = p.posted[s]
+    cdef Posted* new = p.scratch
+    while j < n:
+        f = keys[j] - (<int64_t>s << 32)
+        if i < k and old[i].feature < f:
+            new[m] = old[i]
+            m += 1
+            i += 1
+            continue
+        if values != NULL:
+            while q < b.row_counts[s] and listed[q] < f:
+                q += 1
+            value = (values[q] if q < b.row_counts[s] and listed[q] == f
+                     else 0.0)
+        else:
+            value = row[f]
+        j += 1
+        e = -1
+        if i < k and old[i].feature == f:
+            e = old[i].place
+            i += 1
+        m += _post(p, s, f, e, value, new, m)
+    if i < k:
+        memcpy(new + m, old + i, (k - i) * sizeof(Posted))
+        m += k - i
+    _make_room_for(<void**>&p.posted[s], sizeof(Posted), &p.posted_room[s], m)
+    memcpy(p.posted[s], new, m * sizeof(Posted))
+    p.posted_n[s] = <int32_t>m
+    return 0
+
+
+cdef int _compare_keys(const void* a, const void* c) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], z = (<const int64_t*>c)[0]
+    return (x > z) - (x < z)
+
+
+cdef int _post_pending(Support* b) except -1 nogil:
+    """Post again the slots of b.pending at their features (_repost_at),
+    but those to be posted whole and those past the support."""
+    cdef Py_ssize_t t = 0, start, n = 0, s
+    if b.pending_n == 0:
+        return 0
+    qsort(b.pending, b.pending_n, sizeof(int64_t), _compare_keys)
+    # each key once
+    for t in range(b.pending_n):
+        if n == 0 or b.pending[t] != b.pending[n - 1]:
+            b.pending[n] = b.pending[t]
+            n += 1
+    t = 0
+    while t < n:
+        start = t
+        s = b.pending[t] >> 32
+        while t < n and b.pending[t] >> 32 == s:
+            t += 1
+        if not b.whole[s] and s < b.n_support:
+            _repost_at(b, s, b.pending + start, t - start)
+    b.pending_n = 0
     return 0
 
 
@@ -575,14 +731,19 @@ cdef int _refresh_panels(Support* b) except -1 nogil:
     cdef Py_ssize_t t, j, s, d = b.n_features
     cdef double* panel
     cdef const double* row
+    if b.postings != NULL:
+        _post_pending(b)
     for t in range(b.dirty.n):
         s = b.dirty.slots[t]
-        if b.postings != NULL:
+        if b.postings != NULL and (b.whole[s] or s >= b.n_support):
             _repost(b, s)
+        if b.whole != NULL:
+            b.whole[s] = 0
         # a slot past the support holds no vector, and its value is not read
         if s >= b.n_support:
             continue
         b.panel_sq[s] = b.sq_norms[s]
+        b.panel_scale[s] = b.scale[s]
         if b.panels == NULL:
             continue
         panel = (b.panels + (s // SKPERC_PANEL) * d * SKPERC_PANEL
@@ -760,13 +921,14 @@ cdef void _move_row(Support* b, Py_ssize_t s, Py_ssize_t last) noexcept nogil:
 
 
 cdef Py_ssize_t _merged_row(Support* b, Py_ssize_t m, Py_ssize_t j,
-                            double h) noexcept nogil:
-    """The point h x_m + (1 - h) x_j of the segment between the rows of
-    slots m and j over the union of their lists, in increasing order: its
-    features into b.nonzeros, its values (each h row_m[f] + (1 - h)
-    row_j[f], +0 for a row at a feature it does not list, as in the rows,
-    read from the lists' values where kept) into b.nonzero_values; their
-    count, or -1 where either row is not listed."""
+                            double g, double* delta) noexcept nogil:
+    """Slot j's row plus g times slot m's over the union of their lists, in
+    increasing order: its features into b.nonzeros, its values (each
+    row_j[f] + g row_m[f], +0 for a row at a feature it does not list, as
+    in the rows, read from the lists' values where kept) into
+    b.nonzero_values; their count, or -1 where either row is not listed.
+    Adds to delta[0] the change of the row's squared norm, the sum in
+    feature order of each value's square less the old one's."""
     cdef Py_ssize_t p = 0, q = 0, count = 0
     cdef Py_ssize_t n_m = b.row_counts[m], n_j = b.row_counts[j]
     cdef const int32_t* a = b.row_features + m * b.list_room
@@ -775,7 +937,7 @@ cdef Py_ssize_t _merged_row(Support* b, Py_ssize_t m, Py_ssize_t j,
     cdef const double* vc = _row_values(b, j)
     cdef const double* row_m = b.rows + m * b.n_features
     cdef const double* row_j = b.rows + j * b.n_features
-    cdef double x_m, x_j
+    cdef double x_m, x_j, z
     if n_m < 0 or n_j < 0:
         return -1
     while p < n_m or q < n_j:
@@ -794,9 +956,53 @@ cdef Py_ssize_t _merged_row(Support* b, Py_ssize_t m, Py_ssize_t j,
             x_j = vc[q] if vc != NULL else row_j[c[q]]
             p += 1
             q += 1
-        b.nonzero_values[count] = h * x_m + (1.0 - h) * x_j
+        z = x_j + g * x_m
+        delta[0] += z * z - x_j * x_j
+        b.nonzero_values[count] = z
         count += 1
     return count
+
+
+cdef void _add_in_place(Support* b, Py_ssize_t m, Py_ssize_t j,
+                        double g, double* delta) noexcept nogil:
+    """Slot j's row, written and listed, plus g times slot m's, listed, as
+    _merged_row, written in place at m's features alone, and the union of
+    their lists as j's list (j not listed where it outgrows its room)."""
+    cdef Py_ssize_t p = 0, q = 0, count = 0
+    cdef Py_ssize_t n_m = b.row_counts[m], n_j = b.row_counts[j]
+    cdef const int32_t* a = b.row_features + m * b.list_room
+    cdef int32_t* c = b.row_features + j * b.list_room
+    cdef const double* va = _row_values(b, m)
+    cdef const double* row_m = b.rows + m * b.n_features
+    cdef double* row_j = b.rows + j * b.n_features
+    cdef double x_m, x_j, z
+    for p in range(n_m):
+        x_m = va[p] if va != NULL else row_m[a[p]]
+        x_j = row_j[a[p]]
+        z = x_j + g * x_m
+        delta[0] += z * z - x_j * x_j
+        row_j[a[p]] = z
+    # the union of the lists, where m lists a feature that j does not
+    p = 0
+    while p < n_m or q < n_j:
+        if q == n_j or (p < n_m and a[p] < c[q]):
+            b.nonzeros[count] = a[p]
+            p += 1
+        elif p == n_m or c[q] < a[p]:
+            b.nonzeros[count] = c[q]
+            q += 1
+        else:
+            b.nonzeros[count] = a[p]
+            p += 1
+            q += 1
+        count += 1
+    if count == n_j:
+        return
+    if count > b.list_room:
+        b.row_counts[j] = -1
+        return
+    memcpy(c, b.nonzeros, count * sizeof(int32_t))
+    b.row_counts[j] = count
 
 
 cdef inline double _dense_dot(const Support* b, Py_ssize_t s, const double* x,
@@ -877,6 +1083,15 @@ cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
         skperc_dots_panels_at(b.panels, n, d, x, features, n_features, out)
 
 
+cdef inline void _scale_dots(const double* scale, Py_ssize_t n,
+                             double* out) noexcept nogil:
+    """out[s] times scale[s] for s < n: the products with the vectors of
+    the rows whose products out holds."""
+    cdef Py_ssize_t s
+    for s in range(n):
+        out[s] = out[s] * scale[s]
+
+
 cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
                        double* out) noexcept nogil:
     """out[s] = k(x_s, x_m) over the support, for its vector m: from the
@@ -900,6 +1115,10 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
                 out[s] = _dense_dot(b, s, x, features, n_features)
         if values != NULL:
             _unscatter(b, features, n_features)
+    # (x_s . x_m, x_m's scale times its row's products)
+    _scale_dots(b.scale, b.n_support, out)
+    for t in range(b.n_support):
+        out[t] = out[t] * b.scale[m]
     _apply_kernel(kernel, b.sq_norms, b.n_support, b.sq_norms[m], out)
 
 
@@ -929,6 +1148,8 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             out[t] = _dense_dot(b, b.changed[t], b.scattered, features,
                                 n_features)
         _unscatter(b, features, n_features)
+    for t in range(n):
+        out[t] = out[t] * b.scale[b.changed[t]]
     _apply_kernel(kernel, sq, n, sq_norm_x, out)
     for t in range(n):
         krow[b.changed[t]] = out[t]
@@ -944,6 +1165,8 @@ cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
     if s != last:
         _move_row(b, s, last)
         b.sq_norms[s] = b.sq_norms[last]
+        b.raw_sq[s] = b.raw_sq[last]
+        b.scale[s] = b.scale[last]
         b.index[s] = b.index[last]
         b.code[s] = b.code[last]
         b.age[s] = b.age[last]
@@ -1116,7 +1339,8 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
                 if n_features < 0:
                     n_features = _row_features(b, near[p], &features)
                     x = _scattered(b, near[p], features, n_features)
-                g[p * m + q] = _dense_dot(b, near[q], x, features, n_features)
+                g[p * m + q] = (_dense_dot(b, near[q], x, features, n_features)
+                                * b.scale[near[q]] * b.scale[near[p]])
                 _apply_kernel(kernel, b.sq_norms + near[q], 1,
                               b.sq_norms[near[p]], g + p * m + q)
                 if b.pair_values != NULL:
@@ -1205,30 +1429,96 @@ cdef void _project_out(Support* b, const Kernel* kernel,
                         b.avg_coef[c * cap + m] if b.avg_coef != NULL else 0.0)
 
 
+# A merged vector's scale that falls below FOLD_BELOW is written into its row
+# (_fold) at once: its row's values grow as 1 / scale, and the error of its
+# squared norm, updated merge after merge at the features each changes,
+# with them. A partner moved a few thousandths of the way (word counts)
+# keeps its scale for hundreds of merges; one moved a third (dense data)
+# is written every few merges, in O(its features) as the merge itself.
+cdef double FOLD_BELOW = 1.0 / 16.0
+
+
 cdef void _merge_rows(Support* b, Py_ssize_t m, Py_ssize_t j,
                       double h) noexcept nogil:
-    """Slot j's row becomes h x_m + (1 - h) x_j, with its squared norm, and
-    is marked as changed."""
+    """Slot j's vector becomes h x_m + (1 - h) x_j, with its squared norm,
+    and is marked as changed: its scale (1 - h) times, and its row plus
+    h scale_m / ((1 - h) scale_j) times m's, where m's row is not 0."""
     cdef Py_ssize_t s, d = b.n_features
     cdef double* row_m = b.rows + m * d
     cdef double* row_j = b.rows + j * d
-    # over the union of the two lists where both rows are listed (+0
-    # elsewhere in both, and in their merge), from the lists: the same bits
-    cdef Py_ssize_t n_union = (_merged_row(b, m, j, h) if b.row_counts != NULL
-                               else -1)
-    if n_union < 0:
-        _write_listed(b, m)
-        _write_listed(b, j)
-        for s in range(d):
-            row_j[s] = h * row_m[s] + (1.0 - h) * row_j[s]
-        b.sq_norms[j] = squared_norm(row_j, d)
-        if b.row_counts != NULL:
-            b.row_counts[j] = -1
+    cdef double scale = (1.0 - h) * b.scale[j]
+    cdef double g = h * b.scale[m] / scale
+    cdef double delta = 0.0, x_j, z
+    cdef Py_ssize_t n_union = -1
+    if b.row_counts != NULL and b.row_written[j] and b.row_counts[m] >= 0 \
+            and b.row_counts[j] >= 0:
+        # a written row (of more than VALUE_ROOM features): changed, and
+        # posted again, at m's features alone
+        _add_in_place(b, m, j, g, &delta)
+        _mark_features(b, j, b.row_features + m * b.list_room,
+                       b.row_counts[m])
     else:
-        # a sum in the order of the union, as an example's
-        b.sq_norms[j] = squared_norm(b.nonzero_values, n_union)
-        _set_row(b, j, b.nonzeros, b.nonzero_values, NULL, n_union)
-    _mark(b, j)
+        # over the union of the two lists where both rows are listed (+0
+        # elsewhere in both, and in their sum), from the lists: the same
+        # bits
+        if b.row_counts != NULL:
+            n_union = _merged_row(b, m, j, g, &delta)
+        if n_union < 0:
+            _write_listed(b, m)
+            _write_listed(b, j)
+            for s in range(d):
+                x_j = row_j[s]
+                z = x_j + g * row_m[s]
+                delta += z * z - x_j * x_j
+                row_j[s] = z
+            if b.row_counts != NULL:
+                b.row_counts[j] = -1
+            _mark(b, j)
+        elif not b.row_written[j] and _keeps_values(b, n_union):
+            # a row that its list and values hold, and hold still: posted
+            # again at m's features alone
+            _list_row(b, j, b.nonzeros, b.nonzero_values, NULL, n_union)
+            _mark_features(b, j, b.row_features + m * b.list_room,
+                           b.row_counts[m])
+        else:
+            _set_row(b, j, b.nonzeros, b.nonzero_values, NULL, n_union)
+            _mark(b, j)
+    b.raw_sq[j] += delta
+    b.scale[j] = scale
+    b.sq_norms[j] = scale * scale * b.raw_sq[j]
+    if scale < FOLD_BELOW:
+        _fold(b, j)
+
+
+cdef void _fold(Support* b, Py_ssize_t s) noexcept nogil:
+    """Write slot s's scale into its row, with its squared norm (summed in
+    feature order, as an example's), and mark it as changed."""
+    cdef Py_ssize_t t, n, d = b.n_features
+    cdef double c = b.scale[s], total = 0.0
+    cdef double* row = b.rows + s * d
+    cdef double* values
+    cdef const int32_t* features
+    if c == 1.0:
+        return
+    if b.row_counts == NULL:
+        for t in range(d):
+            row[t] = c * row[t]
+        total = squared_norm(row, d)
+    else:
+        n = _row_features(b, s, &features)
+        if _row_values(b, s) != NULL:
+            values = b.row_values + s * VALUE_ROOM
+            for t in range(n):
+                values[t] = c * values[t]
+            total = squared_norm(values, n)
+        else:
+            for t in range(n):
+                row[features[t]] = c * row[features[t]]
+                total += row[features[t]] * row[features[t]]
+    b.raw_sq[s] = total
+    b.sq_norms[s] = total
+    b.scale[s] = 1.0
+    _mark(b, s)
 
 
 cdef int _make_room(Support* b, const Kernel* kernel, Epochs* e) except -1 nogil:
@@ -1341,11 +1631,9 @@ cdef int _list_version(Support* b, Py_ssize_t v) except -1 nogil:
     return 0
 
 
-cdef void _listed_row(const Kernel* kernel, const Support* b, Py_ssize_t va,
-                      Py_ssize_t r, double sq_r, Py_ssize_t vb,
-                      const double* sq_b, Py_ssize_t n_b,
-                      double* krow) noexcept nogil:
-    """krow[q] = k(a_r, b_q) for row r of version va of b.listed and the
+cdef void _listed_row(const Support* b, Py_ssize_t va, Py_ssize_t r,
+                      Py_ssize_t vb, Py_ssize_t n_b, double* krow) noexcept nogil:
+    """krow[q] = a_r . b_q for row r of version va of b.listed and the
     n_b rows of version vb: each product over the features that b_q lists,
     in increasing order, a_r scattered (_dots_over's sum: the same bits),
     in O(their values)."""
@@ -1364,7 +1652,6 @@ cdef void _listed_row(const Kernel* kernel, const Support* b, Py_ssize_t va,
             dot += values_b[t] * b.scattered[features_b[t]]
         krow[q] = dot
     _unscatter(b, features_a, n_features)
-    _apply_kernel(kernel, sq_b, n_b, sq_r, krow)
 
 
 cdef double _version_products(const Kernel* kernel, const Support* b,
@@ -1379,6 +1666,10 @@ cdef double _version_products(const Kernel* kernel, const Support* b,
     cdef Py_ssize_t r, q, cap = b.capacity, d = kernel.n_columns
     cdef const double* sq_a = b.sq_norms if va < 0 else b.snap_sq + va * cap
     cdef const double* sq_b = b.sq_norms if vb < 0 else b.snap_sq + vb * cap
+    cdef const double* scale_a = (b.scale if va < 0
+                                  else b.snap_scale + va * cap)
+    cdef const double* scale_b = (b.scale if vb < 0
+                                  else b.snap_scale + vb * cap)
     cdef const double* rows_a = b.rows
     cdef const double* rows_b = b.rows
     cdef double total = 0.0, inner
@@ -1392,10 +1683,14 @@ cdef double _version_products(const Kernel* kernel, const Support* b,
         if coef_a[r] == 0.0 or n_b == 0:
             continue
         if b.listed != NULL:
-            _listed_row(kernel, b, va, r, sq_a[r], vb, sq_b, n_b, b.krow)
+            _listed_row(b, va, r, vb, n_b, b.krow)
         else:
-            _kernel_row(kernel, rows_b, sq_b, n_b, rows_a + r * d, sq_a[r],
-                        b.krow)
+            _dots_over(rows_b, NULL, n_b, d, rows_a + r * d, NULL, 0, b.krow)
+        # (as _support_row scales the products of two support vectors)
+        _scale_dots(scale_b, n_b, b.krow)
+        for q in range(n_b):
+            b.krow[q] = b.krow[q] * scale_a[r]
+        _apply_kernel(kernel, sq_b, n_b, sq_a[r], b.krow)
         inner = 0.0
         for q in range(n_b):
             inner += coef_b[q] * b.krow[q]
@@ -1474,6 +1769,7 @@ cdef int _snapshot_support(Support* b, Epochs* e) except -1 nogil:
                     memcpy(b.snap_rows + v * cap * d, b.rows,
                            n * d * sizeof(double))
                 memcpy(b.snap_sq + v * cap, b.sq_norms, n * sizeof(double))
+                memcpy(b.snap_scale + v * cap, b.scale, n * sizeof(double))
             at = s * b.n_problems + c
             b.snap_version[at] = v
             b.version_refs[v] += 1
@@ -1556,6 +1852,7 @@ cdef void _group_rows(const Support* b, const Kernel* kernel,
         skperc_dots_panels_points(b.panels, size, d, x + first * d, d,
                                   krows + first * cap, cap)
     for q in range(first, last):
+        _scale_dots(b.panel_scale, size, krows + q * cap)
         _apply_kernel(kernel, b.panel_sq, size, block.sq[q], krows + q * cap)
         block.finite[q] = skperc_all_finite(krows + q * cap, size)
 
@@ -1758,6 +2055,8 @@ cdef int _examine_budget(Support* b, const Kernel* kernel, Epochs* e,
         _mark(b, slot)
         _set_row(b, slot, features, values, x, n_features)
         b.sq_norms[slot] = sq_norm
+        b.raw_sq[slot] = sq_norm
+        b.scale[slot] = 1.0
         b.index[slot] = b.first_index + i
         b.code[slot] = label
         b.age[slot] = b.clock
@@ -1902,6 +2201,33 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     return (panels, posted), kept
 
 
+cdef tuple _hold_scales(Support* b, X, double[::1] scale,
+                        double[::1] raw_sq):
+    """Point the scales of b (its capacity set) and its rows' squared norms
+    to scale and raw_sq (capacity each), and its panels' scales to a new
+    array; with CSR examples, its marks of slots to post whole and room
+    for the features of the merges of two blocks to post again, each of
+    one example's features or fewer (else the slot is posted whole).
+    Returns the new arrays, which must outlive their use."""
+    cdef Py_ssize_t cap = b.capacity
+    cdef bint sparse = sp.issparse(X)
+    if scale.shape[0] != cap or raw_sq.shape[0] != cap:
+        raise ValueError("run_budget_epochs: the arrays do not fit.")
+    cdef double[::1] panel_scale = np.ones(cap)
+    cdef unsigned char[::1] whole = np.zeros(cap, dtype=np.uint8)
+    cdef int64_t[::1] pending = np.zeros(
+        2 * SPARSE_BUDGET_BLOCK * _example_room(X) if sparse else 1,
+        dtype=np.int64)
+    b.scale = &scale[0]
+    b.raw_sq = &raw_sq[0]
+    b.panel_scale = &panel_scale[0]
+    b.whole = &whole[0] if sparse else NULL
+    b.pending = &pending[0]
+    b.pending_n = 0
+    b.pending_room = pending.shape[0] if sparse else 0
+    return panel_scale.base, whole.base, pending.base
+
+
 cdef Py_ssize_t _example_room(X):
     """The most features that a row of X stores, at least 1, for CSR X; 0
     for dense X."""
@@ -1980,8 +2306,11 @@ def run_budget_epochs(
     rows; with CSR examples, the loop writes there only the rows whose
     lists do not keep their values, and a call with ``support.held`` None
     reads them from ``support.compact``, a CSR matrix of the rows in use),
-    ``sq_norms`` (capacity: those of the rows held, as
-    squared_norms sums them, kept here as a row is written), ``coef`` and
+    ``sq_norms`` (capacity: the squared norms of the vectors held, kept
+    here as a row is written), ``scale`` and ``raw_sq`` (capacity: slot s
+    holds the vector ``scale[s] * rows[s]``, and ``raw_sq[s]`` is the
+    squared norm of its row, as squared_norms sums it; the scales are 1
+    but after merges), ``coef`` and
     ``avg_coef`` (one row per problem, ``avg_coef`` with no rows turns
     averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
     (number held, clock of entries, index of the first example of this
@@ -2066,7 +2395,7 @@ def run_budget_epochs(
     # (of the versions, only the pages of those used are touched)
     # (with CSR examples, the versions of the rows are listed instead)
     cdef Py_ssize_t snap_d = 0 if sp.issparse(X) else d
-    snapshots = np.zeros((k + 1) * cap * (snap_d + 1) + 2 * k * cap
+    snapshots = np.zeros((k + 1) * cap * (snap_d + 2) + 2 * k * cap
                          if control.n_iter_no_change else 0)
     cdef double[::1] snap = snapshots
     cdef _ListedSupport listed = (
@@ -2101,6 +2430,7 @@ def run_budget_epochs(
     b.first_class = first_class
     b.rows = &rows[0, 0]
     b.sq_norms = &sv_sq[0]
+    scales = _hold_scales(&b, X, support.scale, support.raw_sq)
     b.coef = &coef[0, 0]
     b.avg_coef = &avg_coef[0, 0] if average else NULL
     b.index = &index[0]
@@ -2121,6 +2451,8 @@ def run_budget_epochs(
     b.snap_sq = &snap[(k + 1) * cap * snap_d] if snap.shape[0] > 0 else NULL
     b.snap_coef = (&snap[(k + 1) * cap * (snap_d + 1)] if snap.shape[0] > 0
                    else NULL)
+    b.snap_scale = (&snap[(k + 1) * cap * (snap_d + 1) + 2 * k * cap]
+                    if snap.shape[0] > 0 else NULL)
     b.listed = &listed.v if listed is not None else NULL
     b.snap_n = &snap_n[0]
     b.snap_version = &snap_version[0]
@@ -2188,6 +2520,8 @@ def support_block_rows(X, vectors, KernelSpec spec,
     b.n_features = d
     b.rows = &support[0, 0]
     b.sq_norms = &sq[0]
+    scale, raw_sq = np.ones(n_support), np.array(sq)
+    scales = _hold_scales(&b, X, scale, raw_sq)
     _set_examples(&b, &examples)
     held = _hold_blocks(&b, &block, 1, None, None, _example_room(X))
     cdef double[::1] busy = np.zeros(n_threads)

@@ -158,7 +158,11 @@ class KernelRun:
     ``coef``, ``avg``, ``f`` and ``g`` have a row per one-vs-rest problem
     and a column per support vector: its coefficient, its lazy-averaging
     sum (no rows without averaging), and the decision value and averaging
-    accumulator of the function at it."""
+    accumulator of the function at it. ``scaled``: after budgeted merges,
+    the support as the budgeted loop holds it, for its next call (see
+    BudgetSupport): rows over the features of ``rows``, whose vectors are
+    their scales times them, the scales, the rows' squared norms and the
+    vectors'; else None."""
 
     rows: object  # (n_support, n_features), dense or CSR
     codes: np.ndarray  # (n_support,) int32: the class of each
@@ -171,6 +175,7 @@ class KernelRun:
     n_steps: np.ndarray  # (n_problems,) int64
     radius: np.ndarray  # (2,): the largest k(x, x) seen and rho^2
     n_seen: int  # samples of all calls so far
+    scaled: tuple = None
 
     def counters(self):
         """The run with copies of its counters, for a loop to count in: a
@@ -254,7 +259,10 @@ class BudgetSupport(_ArrayState):
     rows again: 500 x 41,000 values at each epoch of early stopping on the
     vocabulary data of benchmarks/bench_kernel_scale.py), coefficients (a
     row per problem), averaging sums (no rows without averaging), indices among the
-    samples seen (-1 for a merged vector), classes and order of entry;
+    samples seen (-1 for a merged vector), classes and order of entry; the
+    slots hold the vectors ``scale[s] * rows[s]`` (a merge scales its
+    partner's row, see the compiled loop), and ``raw_sq`` the squared norms
+    of the rows;
     ``state`` holds the number of slots in use, the next order of entry and the
     index of the first sample of the call. ``compact``: after a call of the
     loop on CSR examples, the slots in use as a CSR matrix of their values
@@ -270,6 +278,8 @@ class BudgetSupport(_ArrayState):
 
     rows: np.ndarray
     sq_norms: np.ndarray
+    scale: np.ndarray
+    raw_sq: np.ndarray
     coef: np.ndarray
     avg_coef: np.ndarray
     index: np.ndarray
@@ -287,7 +297,8 @@ class BudgetSupport(_ArrayState):
         (``sparse``) in ``compact``, from which the loop lists them."""
         n_old = len(run.index)
         capacity = max(budget, n_old)
-        old = run.rows[:, columns]
+        scaled = run.scaled
+        old = (run.rows if scaled is None else scaled[0])[:, columns]
         # pages touched as the loop writes them (paged_array): on CSR
         # examples, the rows whose lists do not keep their values alone
         rows = paged_array(capacity, len(columns), zeroed=True)
@@ -303,11 +314,14 @@ class BudgetSupport(_ArrayState):
             padded[:, :n_old] = values
             return padded
 
+        if scaled is None:
+            sq_norms = squared_norms(rows[:n_old] if compact is None else compact)
+            scaled = (None, np.ones(n_old), sq_norms, sq_norms)
         return cls(
             rows=rows,
-            sq_norms=slots(
-                squared_norms(rows[:n_old] if compact is None else compact)[None]
-            )[0],
+            sq_norms=slots(scaled[3][None])[0],
+            scale=slots(scaled[1][None])[0],
+            raw_sq=slots(scaled[2][None])[0],
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],
@@ -322,11 +336,12 @@ class BudgetSupport(_ArrayState):
         return int(self.state[0])
 
     def vectors(self):
-        """The slots in use as the loop holds them: ``compact`` where
-        given (after CSR examples), else the rows."""
-        if self.compact is not None:
-            return self.compact
-        return self.rows[: self.n_support]
+        """The vectors of the slots in use: ``compact`` where given (after
+        CSR examples), else the rows, times their scales."""
+        rows = self.compact
+        if rows is None:
+            rows = self.rows[: self.n_support]
+        return _scaled_rows(rows, self.scale[: self.n_support])
 
     def snapshot(self, into=None):
         """A copy whose rows are a CSR matrix of the slots in use: their
@@ -376,21 +391,29 @@ class BudgetSupport(_ArrayState):
         (the rows sparse after sparse input)."""
         # no call of the loop comes after: its arrays go before the products
         self.held = None
-        order = np.argsort(self.age[: self.state[0]], kind="stable")
-        rows = self.rows[: self.state[0]]
+        n = self.n_support
+        order = np.argsort(self.age[:n], kind="stable")
         # after CSR input, the entries not 0 (as csr_matrix stores a dense
         # array's), which the loop left: on a wide vocabulary the support
         # holds few of the features in use
-        run_rows = self.compact[order] if sp.issparse(X) else rows[order]
+        held = self.compact[order] if sp.issparse(X) else self.rows[:n][order]
+        scale = self.scale[:n][order]
+        run_rows = _scaled_rows(held, scale)
         coef, avg = self.coef[:, order], self.avg_coef[:, order]
         # CSR rows sum over their stored features, on either side: the bits
         # of the dense ones, at the cost of those
         products = estimator._products(run_rows, run_rows, np.vstack([coef, avg]))
-        if sp.issparse(run_rows):
-            run_rows = sp.csr_matrix(
-                (run_rows.data, columns[run_rows.indices], run_rows.indptr),
-                shape=(len(rows), n_features),
+        if sp.issparse(X):
+            held, run_rows = (
+                sp.csr_matrix(
+                    (rows.data, columns[rows.indices], rows.indptr),
+                    shape=(n, n_features),
+                )
+                for rows in (held, run_rows)
             )
+        scaled = None
+        if np.any(scale != 1.0):
+            scaled = (held, scale, self.raw_sq[:n][order], self.sq_norms[:n][order])
         return KernelRun(
             rows=run_rows,
             codes=self.code[order],
@@ -403,7 +426,21 @@ class BudgetSupport(_ArrayState):
             n_steps=counters.n_steps,
             radius=counters.radius,
             n_seen=n_seen,
+            scaled=scaled,
         )
+
+
+def _scaled_rows(rows, scale):
+    """The dense or CSR rows, each times its scale: the products that the
+    budgeted loop writes into a row's values (the same bits); the rows
+    themselves where every scale is 1."""
+    if np.all(scale == 1.0):
+        return rows
+    if sp.issparse(rows):
+        rows = rows.copy()
+        rows.data *= np.repeat(scale, np.diff(rows.indptr))
+        return rows
+    return rows * scale[:, None]
 
 
 @fill_doc
@@ -767,7 +804,10 @@ class KernelPerceptron(BasePerceptron):
     over the features in use for each vector of more than 512 of them) and
     the cost of an example is ``O(budget * n_features)`` whatever the
     number of samples; a removal costs ``O(budget)``, a merge one kernel
-    row over the support plus one golden-section search, a projection one
+    row over the support plus one golden-section search and, as it scales
+    the vector that it merges into and adds the other at its own features,
+    the features of the smaller vector (on CSR input, a pass over the list
+    of the larger one's features too), a projection one
     kernel row over the support plus the kernel matrix of 8 vectors and its
     factorization.
     With the other kernels the budget uses the loop above (removal only).

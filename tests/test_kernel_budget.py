@@ -12,6 +12,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import gen_batches
 from sparse_data import spread_columns, word_rows
 
 import skperc._kernel_perceptron as kernel_module
@@ -348,6 +349,8 @@ def test_a_snapshot_of_the_support_holds_its_entries_and_resumes_to_its_bits():
     support = BudgetSupport(
         rows=rows,
         sq_norms=rng.random(capacity),
+        scale=rng.random(capacity),
+        raw_sq=rng.random(capacity),
         coef=rng.standard_normal((3, capacity)),
         avg_coef=rng.standard_normal((3, capacity)),
         index=np.arange(capacity),
@@ -422,26 +425,36 @@ def test_the_loop_keeps_the_squared_norms_of_its_rows(strategy, sparse, monkeypa
     """A call of the budgeted loop reads the squared norms of the support
     that the call before left (or BudgetSupport.holding computed), and sums
     no row again: after every call (the epochs of early stopping, the
-    averaging epoch, the batches of partial_fit), each slot in use holds
-    squared_norms of its row, bit for bit, after merges, projections and
-    removals have rewritten and moved rows."""
+    averaging epoch, the batches of partial_fit), each slot in use of scale
+    1 holds squared_norms of its vector, bit for bit, after merges,
+    projections and removals have rewritten and moved rows. A merge scales
+    its partner and changes its row at the other's features alone, and
+    updates the squared norm of its row there: a scaled slot holds its
+    scale squared times that, within 1e-12 of the squared norm of its
+    vector, relatively."""
     calls = []
+    n_scaled = []
     run_budget_epochs = kernel_module.run_budget_epochs
+
+    def check(support):
+        held = support.n_support
+        unscaled = support.scale[:held] == 1.0
+        exact = squared_norms(support.vectors())
+        assert_array_equal(
+            support.sq_norms[:held][unscaled].view(np.uint64),
+            exact[unscaled].view(np.uint64),
+        )
+        assert_allclose(support.sq_norms[:held], exact, rtol=1e-12)
+        rows = support.compact if support.compact is not None else support.rows
+        assert_allclose(support.raw_sq[:held], squared_norms(rows[:held]), rtol=1e-12)
+        n_scaled.append(held - unscaled.sum())
 
     def checked(X, *args, **kwargs):
         support = args[6]
-        held = support.n_support
-        assert_array_equal(
-            support.sq_norms[:held].view(np.uint64),
-            squared_norms(support.vectors()).view(np.uint64),
-        )
+        check(support)
         result = run_budget_epochs(X, *args, **kwargs)
-        held = support.n_support
-        assert_array_equal(
-            support.sq_norms[:held].view(np.uint64),
-            squared_norms(support.vectors()).view(np.uint64),
-        )
-        calls.append(held)
+        check(support)
+        calls.append(support.n_support)
         return result
 
     monkeypatch.setattr(kernel_module, "run_budget_epochs", checked)
@@ -458,6 +471,8 @@ def test_the_loop_keeps_the_squared_norms_of_its_rows(strategy, sparse, monkeypa
     model.partial_fit(X[300:600], y[300:600])
     assert len(calls) == n_calls + 2
     assert calls[-1] == 40
+    # merges leave scaled slots between the calls; nothing else scales one
+    assert (max(n_scaled) > 0) == (strategy == "merge")
 
 
 @pytest.mark.parametrize("strategy", ["merge", "project", "remove"])
@@ -739,3 +754,42 @@ def test_auto_beta_is_a_margin_of_one_when_the_budget_binds(strategy, online):
     assert same(
         fitted(budget=len(X)), fitted(budget=len(X), beta=RelativeThreshold(0.25))
     )
+
+
+def test_a_pass_of_chunks_of_word_rows_is_one_epoch_of_fit():
+    """The budgeted loop holds a merged vector as a scale times a row, and
+    the run carries both from call to call, on the features that each call
+    uses: one pass of partial_fit over chunks of CSR word rows gives the
+    model of fit's one epoch, bit for bit, with merges into vectors of 150
+    to 300 words (held by their lists) and, later, of more than 512
+    (written in place)."""
+    X, y, in_use = word_rows(600, 12_000, 150)
+    params = dict(
+        gamma=0.02,
+        budget=40,
+        max_iter=1,
+        shuffle=False,
+        early_stopping=False,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        whole = KernelPerceptron(**params).fit(X, y)
+        streamed = KernelPerceptron(**params)
+        for rows in gen_batches(len(y), 100):
+            streamed.partial_fit(X[rows], y[rows], classes=np.unique(y))
+    # merged vectors scaled when the calls end, of both kinds
+    assert whole._run.scaled is not None
+    lengths = np.diff(sp.csr_matrix(whole.support_vectors_).indptr)
+    assert lengths.max() > 512
+    assert_array_equal(streamed.support_, whole.support_)
+    assert_array_equal(streamed.n_updates_, whole.n_updates_)
+    assert_array_equal(
+        streamed.dual_coef_.view(np.uint64), whole.dual_coef_.view(np.uint64)
+    )
+    vectors = [sp.csr_matrix(fitted.support_vectors_) for fitted in (streamed, whole)]
+    for rows in vectors:
+        rows.sort_indices()
+    assert_array_equal(vectors[0].indptr, vectors[1].indptr)
+    assert_array_equal(vectors[0].indices, vectors[1].indices)
+    assert_array_equal(vectors[0].data.view(np.uint64), vectors[1].data.view(np.uint64))
