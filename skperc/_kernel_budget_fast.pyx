@@ -1801,9 +1801,10 @@ cdef void _block_rows(Support* b, const Kernel* kernel,
     support as it stood at the last _refresh_panels (the panels, or without
     them the rows, which nothing changes meanwhile). Each row is
     computed as _kernel_row computes one example's, whichever thread runs
-    it; every squared norm of the budgeted loop is squared_norm of a
-    float64 row, so that a call that resumes a run computes the kernel of
-    the support to the same bits. A step of threads when n_threads > 1."""
+    it; every squared norm of an example is squared_norm of a float64 row,
+    and the support's are carried from call to call, so that a call that
+    resumes a run computes the kernel of the support to the same bits. A
+    step of threads when n_threads > 1."""
     cdef Py_ssize_t g, n_groups = (block.n + SKPERC_POINTS - 1) // SKPERC_POINTS
     cdef double start
     if n_threads > 1:
@@ -2309,8 +2310,9 @@ def run_budget_epochs(
     ``sq_norms`` (capacity: the squared norms of the vectors held, kept
     here as a row is written), ``scale`` and ``raw_sq`` (capacity: slot s
     holds the vector ``scale[s] * rows[s]``, and ``raw_sq[s]`` is the
-    squared norm of its row, as squared_norms sums it; the scales are 1
-    but after merges), ``coef`` and
+    squared norm of its row, as squared_norms sums it, or for a scaled row
+    as merges updated it at the features that each changed; the scales are
+    1 but after merges), ``coef`` and
     ``avg_coef`` (one row per problem, ``avg_coef`` with no rows turns
     averaging off), ``index``, ``code``, ``age`` (capacity), and ``state``,
     (number held, clock of entries, index of the first example of this

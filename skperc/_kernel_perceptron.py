@@ -254,15 +254,17 @@ class Points(_ArrayState):
 @dataclass
 class BudgetSupport(_ArrayState):
     """The support vectors of a budgeted run as its compiled loop keeps them:
-    slots of ``rows``, their squared norms (as ``squared_norms`` sums them,
-    kept by the loop as it writes a row, so that its calls do not sum the
-    rows again: 500 x 41,000 values at each epoch of early stopping on the
-    vocabulary data of benchmarks/bench_kernel_scale.py), coefficients (a
+    slots of ``rows``, the squared norms of their vectors (as
+    ``squared_norms`` sums them but for the scaled ones below, kept by the
+    loop as it writes a row, so that its calls do not sum the rows again:
+    500 x 41,000 values at each epoch of early stopping on the vocabulary
+    data of benchmarks/bench_kernel_scale.py), coefficients (a
     row per problem), averaging sums (no rows without averaging), indices among the
     samples seen (-1 for a merged vector), classes and order of entry; the
     slots hold the vectors ``scale[s] * rows[s]`` (a merge scales its
-    partner's row, see the compiled loop), and ``raw_sq`` the squared norms
-    of the rows;
+    partner's row and updates its squared norms at the features that it
+    changes, see the compiled loop), and ``raw_sq`` the squared norms of
+    the rows;
     ``state`` holds the number of slots in use, the next order of entry and the
     index of the first sample of the call. ``compact``: after a call of the
     loop on CSR examples, the slots in use as a CSR matrix of their values
@@ -806,8 +808,8 @@ class KernelPerceptron(BasePerceptron):
     number of samples; a removal costs ``O(budget)``, a merge one kernel
     row over the support plus one golden-section search and, as it scales
     the vector that it merges into and adds the other at its own features,
-    the features of the smaller vector (on CSR input, a pass over the list
-    of the larger one's features too), a projection one
+    the features of the vector merged away (on CSR input, a pass over the
+    list of its partner's features too), a projection one
     kernel row over the support plus the kernel matrix of 8 vectors and its
     factorization.
     With the other kernels the budget uses the loop above (removal only).
