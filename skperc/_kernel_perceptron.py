@@ -159,10 +159,8 @@ class KernelRun:
     and a column per support vector: its coefficient, its lazy-averaging
     sum (no rows without averaging), and the decision value and averaging
     accumulator of the function at it. ``scaled``: after budgeted merges,
-    the support as the budgeted loop holds it, for its next call (see
-    BudgetSupport): rows over the features of ``rows``, whose vectors are
-    their scales times them, the scales, the rows' squared norms and the
-    vectors'; else None."""
+    the support as the budgeted loop holds it, for its next call (a
+    ScaledSupport); else None."""
 
     rows: object  # (n_support, n_features), dense or CSR
     codes: np.ndarray  # (n_support,) int32: the class of each
@@ -175,7 +173,7 @@ class KernelRun:
     n_steps: np.ndarray  # (n_problems,) int64
     radius: np.ndarray  # (2,): the largest k(x, x) seen and rho^2
     n_seen: int  # samples of all calls so far
-    scaled: tuple = None
+    scaled: "ScaledSupport" = None
 
     def counters(self):
         """The run with copies of its counters, for a loop to count in: a
@@ -252,6 +250,18 @@ class Points(_ArrayState):
 
 
 @dataclass
+class ScaledSupport:
+    """Support vectors held as ``scale[s] * rows[s]`` (rows over the
+    features of the run's, dense or CSR), and ``raw_sq`` the squared norms
+    of the rows as the budgeted loop keeps them (see BudgetSupport): the
+    vectors' are ``scale * scale * raw_sq``, as the loop computes them."""
+
+    rows: object
+    scale: np.ndarray
+    raw_sq: np.ndarray
+
+
+@dataclass
 class BudgetSupport(_ArrayState):
     """The support vectors of a budgeted run as its compiled loop keeps them:
     slots of ``rows``, the squared norms of their vectors (as
@@ -300,7 +310,7 @@ class BudgetSupport(_ArrayState):
         n_old = len(run.index)
         capacity = max(budget, n_old)
         scaled = run.scaled
-        old = (run.rows if scaled is None else scaled[0])[:, columns]
+        old = (run.rows if scaled is None else scaled.rows)[:, columns]
         # pages touched as the loop writes them (paged_array): on CSR
         # examples, the rows whose lists do not keep their values alone
         rows = paged_array(capacity, len(columns), zeroed=True)
@@ -317,13 +327,13 @@ class BudgetSupport(_ArrayState):
             return padded
 
         if scaled is None:
-            sq_norms = squared_norms(rows[:n_old] if compact is None else compact)
-            scaled = (None, np.ones(n_old), sq_norms, sq_norms)
+            raw_sq = squared_norms(rows[:n_old] if compact is None else compact)
+            scaled = ScaledSupport(None, np.ones(n_old), raw_sq)
         return cls(
             rows=rows,
-            sq_norms=slots(scaled[3][None])[0],
-            scale=slots(scaled[1][None])[0],
-            raw_sq=slots(scaled[2][None])[0],
+            sq_norms=slots((scaled.scale * scaled.scale * scaled.raw_sq)[None])[0],
+            scale=slots(scaled.scale[None])[0],
+            raw_sq=slots(scaled.raw_sq[None])[0],
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],
@@ -415,7 +425,7 @@ class BudgetSupport(_ArrayState):
             )
         scaled = None
         if np.any(scale != 1.0):
-            scaled = (held, scale, self.raw_sq[:n][order], self.sq_norms[:n][order])
+            scaled = ScaledSupport(held, scale, self.raw_sq[:n][order])
         return KernelRun(
             rows=run_rows,
             codes=self.code[order],
