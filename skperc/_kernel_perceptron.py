@@ -442,6 +442,12 @@ class BudgetSupport(_ArrayState):
         )
 
 
+def _class_order(run):
+    """The order of ``support_`` among the run's support vectors: grouped
+    by class, then by index, as in SVC."""
+    return np.lexsort((run.index, run.codes))
+
+
 def _scaled_rows(rows, scale):
     """The dense or CSR rows, each times its scale: the products that the
     budgeted loop writes into a row's values (the same bits); the rows
@@ -1075,6 +1081,24 @@ class KernelPerceptron(BasePerceptron):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
+
+    def __getstate__(self):
+        # The run holds the support vectors oldest first, for its next call,
+        # and support_vectors_ holds the same rows grouped by class: a
+        # pickle writes them once, and loading puts the run's back in order.
+        # (A copy: the state may be the estimator's own __dict__.)
+        state = dict(super().__getstate__())
+        run = state.get("_run")
+        if run is not None and state["kernel"] != "precomputed":
+            state["_run"] = replace(run, rows=None)
+        return state
+
+    def __setstate__(self, state):
+        run = state.get("_run")
+        if run is not None and run.rows is None:
+            in_run = np.argsort(_class_order(run))
+            state["_run"] = replace(run, rows=state["support_vectors_"][in_run])
+        super().__setstate__(state)
 
     def _validation(self):
         precomputed = self.kernel == "precomputed"
@@ -1899,8 +1923,7 @@ class KernelPerceptron(BasePerceptron):
             margins = np.where(self._coef_norm > 0, smallest / self._coef_norm, 0.0)
         self.margin_ = np.where(np.isfinite(margins), margins, 0.0)
 
-        # Grouped by class, then by index, as in SVC.
-        order = np.lexsort((run.index, run.codes))
+        order = _class_order(run)
         self.support_ = run.index[order].astype(np.int32)
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))

@@ -677,6 +677,34 @@ def test_pickle_and_refit_are_reproducible():
     assert_array_equal(refit.dual_coef_, estimator.dual_coef_)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("budget", [None, 25])
+def test_a_pickled_model_holds_its_support_vectors_once(sparse, budget):
+    """The run keeps the support vectors oldest first, for partial_fit, and
+    support_vectors_ the same rows grouped by class: a pickle holds them
+    once, and the loaded model continues the run to the same bits (three
+    classes, so that the two orders differ; with a budget, merged vectors
+    among them)."""
+    X, y = noisy_sample(n_samples=300, n_features=40, n_classes=3, random_state=5)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
+    first = KernelPerceptron(random_state=0, budget=budget, gamma=0.02)
+    first.partial_fit(X[:200], y[:200], classes=np.unique(y))
+    order = np.lexsort((first._run.index, first._run.codes))
+    assert not np.array_equal(order, np.arange(len(order)))
+    dumped = pickle.dumps(first)
+    if budget is None:
+        # the support's rows and the values kept beside them (the run's
+        # coefficients, averaging sums, function and accumulators, 4 x 3
+        # values a vector, and dual_coef_) are well under two copies
+        assert len(dumped) < 2 * len(pickle.dumps(first.support_vectors_))
+    loaded = pickle.loads(dumped)
+    assert sp.issparse(loaded._run.rows) == sparse
+    for model in (first, loaded):
+        model.partial_fit(X[200:], y[200:])
+    assert_array_equal(loaded.dual_coef_, first.dual_coef_)
+    assert_array_equal(loaded.decision_function(X), first.decision_function(X))
+
+
 def test_inverse_dot_kernel():
     X = np.random.RandomState(15).uniform(-0.5, 0.5, size=(30, 3))
     K = inverse_dot_kernel(X, nu=0.9)
