@@ -327,13 +327,15 @@ class BudgetSupport(_ArrayState):
             return padded
 
         if scaled is None:
+            scale = np.ones(n_old)
             raw_sq = squared_norms(rows[:n_old] if compact is None else compact)
-            scaled = ScaledSupport(None, np.ones(n_old), raw_sq)
+        else:
+            scale, raw_sq = scaled.scale, scaled.raw_sq
         return cls(
             rows=rows,
-            sq_norms=slots((scaled.scale * scaled.scale * scaled.raw_sq)[None])[0],
-            scale=slots(scaled.scale[None])[0],
-            raw_sq=slots(scaled.raw_sq[None])[0],
+            sq_norms=slots((scale * scale * raw_sq)[None])[0],
+            scale=slots(scale[None])[0],
+            raw_sq=slots(raw_sq[None])[0],
             coef=slots(run.coef),
             avg_coef=slots(run.avg),
             index=slots(run.index[None], np.int64)[0],

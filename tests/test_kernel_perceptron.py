@@ -691,6 +691,7 @@ def test_a_pickled_model_holds_its_support_vectors_once(sparse, budget):
     first.partial_fit(X[:200], y[:200], classes=np.unique(y))
     order = np.lexsort((first._run.index, first._run.codes))
     assert not np.array_equal(order, np.arange(len(order)))
+    assert (first._run.scaled is not None) == (budget is not None)
     dumped = pickle.dumps(first)
     if budget is None:
         # the support's rows and the values kept beside them (the run's
