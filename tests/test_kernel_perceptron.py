@@ -18,7 +18,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_budget_fast import support_block_rows
-from skperc._kernel_perceptron import _COMPILED_KERNELS
+from skperc._kernel_perceptron import _COMPILED_KERNELS, _class_order
 from skperc._kernel_perceptron_fast import (
     held_kernel_values,
     kernel_column,
@@ -689,7 +689,7 @@ def test_a_pickled_model_holds_its_support_vectors_once(sparse, budget):
     X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
     first = KernelPerceptron(random_state=0, budget=budget, gamma=0.02)
     first.partial_fit(X[:200], y[:200], classes=np.unique(y))
-    order = np.lexsort((first._run.index, first._run.codes))
+    order = _class_order(first._run)
     assert not np.array_equal(order, np.arange(len(order)))
     assert (first._run.scaled is not None) == (budget is not None)
     dumped = pickle.dumps(first)
