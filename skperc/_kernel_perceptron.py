@@ -162,7 +162,7 @@ class KernelRun:
     the support as the budgeted loop holds it, for its next call (a
     ScaledSupport); else None."""
 
-    rows: object  # (n_support, n_features), dense or CSR
+    rows: object  # (n_support, n_features), dense or CSR; None between calls
     codes: np.ndarray  # (n_support,) int32: the class of each
     index: np.ndarray  # (n_support,) int64: its place among all samples seen
     coef: np.ndarray
@@ -1084,24 +1084,6 @@ class KernelPerceptron(BasePerceptron):
         tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
 
-    def __getstate__(self):
-        # The run holds the support vectors oldest first, for its next call,
-        # and support_vectors_ holds the same rows grouped by class: a
-        # pickle writes them once, and loading puts the run's back in order.
-        # (A copy: the state may be the estimator's own __dict__.)
-        state = dict(super().__getstate__())
-        run = state.get("_run")
-        if run is not None and state["kernel"] != "precomputed":
-            state["_run"] = replace(run, rows=None)
-        return state
-
-    def __setstate__(self, state):
-        run = state.get("_run")
-        if run is not None and run.rows is None:
-            in_run = np.argsort(_class_order(run))
-            state["_run"] = replace(run, rows=state["support_vectors_"][in_run])
-        super().__setstate__(state)
-
     def _validation(self):
         precomputed = self.kernel == "precomputed"
         return dict(
@@ -1236,10 +1218,21 @@ class KernelPerceptron(BasePerceptron):
         self.n_updates_ = self._run.n_updates
         self._run_gamma = self._resolved_gamma(X)
 
+    def _resume_run(self):
+        """Give the run the rows of its support vectors, oldest first, the
+        order in which a call continues it: between calls a model holds them
+        as ``support_vectors_`` alone, grouped by class (so does its pickle).
+        A precomputed kernel's run keeps its rows."""
+        run = self._run
+        if run.rows is None:
+            in_run = np.argsort(_class_order(run))
+            self._run = replace(run, rows=self.support_vectors_[in_run])
+
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on the support vectors so far and the batch
         X (codes: the indices of y in classes_); set the fitted attributes."""
         self.validation_scores_ = self.best_validation_score_ = None
+        self._resume_run()
         # the loops' calls of one fit, the run without the budget and the
         # budgeted one after it included, go on from where the last one
         # left its threads
@@ -1931,6 +1924,9 @@ class KernelPerceptron(BasePerceptron):
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = run.rows[order]
+            # between calls the model holds its support vectors once, as
+            # support_vectors_ (see _resume_run)
+            self._run = replace(run, rows=None)
         self.dual_coef_ = dual_coef[:, order]
         self.n_support_ = np.bincount(run.codes, minlength=len(self.classes_)).astype(
             np.int32
