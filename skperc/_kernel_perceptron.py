@@ -622,7 +622,7 @@ class KernelPerceptron(BasePerceptron):
 
     budget_strategy : {"merge", "project", "remove"}, default="merge"
         How a full budget makes room. ``"merge"`` (the RBF kernel only) merges
-        the support vector of the smallest coefficients (the oldest of those)
+        the support vector of the smallest coefficients (the newest of those)
         with one of the 8 nearest vectors of its class (the largest kernel
         values): the one whose merge at the point that weighs the two by their
         coefficients changes the function least. The two become one point
@@ -824,12 +824,13 @@ class KernelPerceptron(BasePerceptron):
     over the features in use for each vector of more than 512 of them) and
     the cost of an example is ``O(budget * n_features)`` whatever the
     number of samples; a removal costs ``O(budget)``, a merge one kernel
-    row over the support plus one golden-section search and, as it scales
-    the vector that it merges into and adds the other at its own features,
-    the features of the vector merged away (on CSR input, a pass over the
-    list of its partner's features too), a projection one
-    kernel row over the support plus the kernel matrix of 8 vectors and its
-    factorization.
+    row over the support (none for the vector that entered at the update
+    before, which most merges take: the loop keeps its example's row) plus
+    one golden-section search and, as it scales the vector that it merges
+    into and adds the other at its own features, the features of the
+    vector merged away (on CSR input, a pass over the list of its
+    partner's features too), a projection one kernel row over the support
+    plus the kernel matrix of 8 vectors and its factorization.
     With the other kernels the budget uses the loop above (removal only).
     An epoch of the budgeted loop costs ``n * budget`` kernel values, where
     one of the loop above costs ``n`` for each update, so that with a budget
@@ -894,10 +895,10 @@ class KernelPerceptron(BasePerceptron):
     held-out part, else with the last function. The epoch counts in
     ``n_updates_``, not in ``n_iter_``. On the data of
     ``benchmarks/bench_kernel_scale.py`` with a budget of 500, at 10,000
-    and 40,000 examples, merging then scored 0.886 and 0.896 against the
-    last function's 0.882 and 0.884, and removal 0.838 and 0.852 against
-    0.743 and 0.733 (medians of three seeds), in fits of 0.15 and 0.37 s
-    against 0.11 and 0.29 s.
+    and 40,000 examples, merging then scored 0.885 and 0.897 against the
+    last function's 0.878 and 0.887, and removal 0.838 and 0.852 against
+    0.743 and 0.733 (medians of three seeds), merging in fits of 0.12 and
+    0.76 s against 0.10 and 0.70 s.
 
     Labels are mapped to ``-1`` and ``+1``; :meth:`predict` gives
     ``classes_[1]`` on a decision value of exactly 0.

@@ -6,20 +6,20 @@ vectors are no samples): the decision value of each example is the sum over
 the support vectors, the average is the explicit mean of the function after
 every step, kept as coefficients on the support vectors. A full budget
 frees a slot from the support vector of the smallest coefficient (the
-oldest of those). Merging (RBF kernel) merges it with one of the 8 nearest
-vectors of its class (the one whose merge at the point that weighs the two
-by their coefficients changes the function least), at the point and with
-the coefficient that change the function least, as in budgeted SGD (Wang,
-Crammer and Vucetic, 2012), or removes it when that merge changes the
-function more than the removal. Projecting (any kernel) adds its
-coefficient times the projection of its kernel function onto the span of
-its 8 nearest other support vectors (the largest kernel values) to theirs,
-then removes it. With averaging and the RBF kernel, a run that ends on a
-full budget then makes one more epoch on its support as it stands, an
-example that is no support vector updating with the projection of its
-kernel function onto the span of its 8 nearest support vectors (the
-Projectron's update, Orabona, Keshet and Caputo, 2009), and answers with
-the mean of that epoch's functions.
+newest of those when merging, the oldest when projecting). Merging (RBF
+kernel) merges it with one of the 8 nearest vectors of its class (the one
+whose merge at the point that weighs the two by their coefficients changes
+the function least), at the point and with the coefficient that change the
+function least, as in budgeted SGD (Wang, Crammer and Vucetic, 2012), or
+removes it when that merge changes the function more than the removal.
+Projecting (any kernel) adds its coefficient times the projection of its
+kernel function onto the span of its 8 nearest other support vectors (the
+largest kernel values) to theirs, then removes it. With averaging and the
+RBF kernel, a run that ends on a full budget then makes one more epoch on
+its support as it stands, an example that is no support vector updating
+with the projection of its kernel function onto the span of its 8 nearest
+support vectors (the Projectron's update, Orabona, Keshet and Caputo,
+2009), and answers with the mean of that epoch's functions.
 """
 
 import numpy as np
@@ -67,12 +67,22 @@ def best_merge(a_m, a_j, k_mj):
 
 
 def reference_budget_fit(
-    X, y, *, gamma, budget, strategy="merge", kernel=None, max_iter=5, average=False
+    X,
+    y,
+    *,
+    gamma,
+    budget,
+    strategy="merge",
+    kernel=None,
+    max_iter=5,
+    average=False,
+    sample_weight=None,
 ):
     """The budgeted kernel perceptron (beta = 0) with labels y in {-1, +1},
     visiting the examples in order, under the RBF kernel of ``gamma``, or
     ``kernel(A, x)`` (the values between the rows of A and x) with
-    ``strategy="project"``.
+    ``strategy="project"``; an update adds ``y`` times the example's
+    ``sample_weight``.
 
     Returns the support vectors, their coefficients (averaged with
     ``average=True``: over the run, or, under the RBF kernel, over the
@@ -86,6 +96,7 @@ def reference_budget_fit(
             return np.exp(-gamma * ((A - x) ** 2).sum(axis=1))
 
     make_room = {"merge": _merge, "project": _project_out}[strategy]
+    step = y if sample_weight is None else y * sample_weight
 
     rows, coef, mean, owner, age = [], [], [], [], []
     steps = n_updates = clock = 0
@@ -104,21 +115,22 @@ def reference_budget_fit(
                     owner.append(i)
                     age.append(clock)
                     clock += 1
-                coef[owner.index(i)] += y[i]
+                coef[owner.index(i)] += step[i]
             # the sum of the functions after every step
             mean = [s + a for s, a in zip(mean, coef, strict=True)]
     if average and rbf and len(rows) >= budget:
         mean, epoch_updates = _averaging_epoch(
-            X, y, np.array(rows), coef, owner, kernel
+            X, y, step, np.array(rows), coef, owner, kernel
         )
         return np.array(rows), mean, n_updates + epoch_updates
     kept = np.array(mean) / steps if average else np.array(coef)
     return np.array(rows), kept, n_updates
 
 
-def _averaging_epoch(X, y, rows, coef, owner, kernel):
+def _averaging_epoch(X, y, step, rows, coef, owner, kernel):
     """One epoch on the support ``rows``, kept as it is: the mean of the
-    function after every step, and the number of updates."""
+    function after every step, and the number of updates (each adding
+    ``step``)."""
     coef = np.array(coef, dtype=float)
     total = np.zeros_like(coef)
     n_updates = 0
@@ -127,24 +139,25 @@ def _averaging_epoch(X, y, rows, coef, owner, kernel):
         if y[i] * float(np.dot(coef, k)) <= 0.0:
             n_updates += 1
             if i in owner:
-                coef[owner.index(i)] += y[i]
+                coef[owner.index(i)] += step[i]
             else:
                 near = nearest(k)
-                coef[near] += y[i] * projection(rows[near], k[near], kernel)
+                coef[near] += step[i] * projection(rows[near], k[near], kernel)
         total += coef
     return total / len(y), n_updates
 
 
-def _smallest(coef, age):
-    """The support vector of the smallest coefficient, the oldest of ties."""
-    sizes = [(a * a, t) for a, t in zip(coef, age, strict=True)]
+def _smallest(coef, age, newest):
+    """The support vector of the smallest coefficient, of ties the newest
+    or the oldest."""
+    sizes = [(a * a, -t if newest else t) for a, t in zip(coef, age, strict=True)]
     return min(range(len(coef)), key=lambda s: sizes[s])
 
 
 def _project_out(rows, coef, mean, owner, age, kernel):
     """Project one support vector onto its nearest others, and remove it,
     in place."""
-    m = _smallest(coef, age)
+    m = _smallest(coef, age, newest=False)
     k_m = kernel(np.array(rows), rows[m])
     others = np.delete(np.arange(len(rows)), m)
     near = others[nearest(k_m[others])]
@@ -158,7 +171,7 @@ def _project_out(rows, coef, mean, owner, age, kernel):
 
 def _merge(rows, coef, mean, owner, age, kernel):
     """Merge (or remove) one support vector, in place."""
-    m = _smallest(coef, age)
+    m = _smallest(coef, age, newest=True)
     k_m = kernel(np.array(rows), rows[m])
     # the partner: of the 8 nearest vectors of its class (the oldest of
     # ties), the one whose merge at the point that weighs the two by their

@@ -83,6 +83,57 @@ def budget_100_score(seed, **params):
     return model.fit(X_train, y_train).score(X_test, y_test)
 
 
+def assert_budget_matches_reference(
+    X, y, *, strategy, kernel, gamma, budget, average, sample_weight=None
+):
+    """The loop (beta = 0, in order, 5 epochs) fills its budget and makes
+    the updates and the function of reference_budget_fit; returns it."""
+    params = dict(gamma=gamma, degree=3, coef0=1.0)
+    estimator = KernelPerceptron(
+        kernel=kernel,
+        **params,
+        beta=0.0,
+        budget=budget,
+        budget_strategy=strategy,
+        average=average,
+        shuffle=False,
+        max_iter=5,
+        tol=None,
+        early_stopping=False,
+    ).fit(X, y, sample_weight=sample_weight)
+    reference_kernel = None
+    if kernel == "poly":
+
+        def reference_kernel(A, x):
+            return (0.5 * A @ x + 1.0) ** 3
+
+    rows, coef, n_updates = reference_budget_fit(
+        X,
+        np.where(y == 1, 1.0, -1.0),
+        gamma=gamma,
+        budget=budget,
+        strategy=strategy,
+        kernel=reference_kernel,
+        average=average,
+        sample_weight=sample_weight,
+    )
+    assert estimator.n_updates_[0] == n_updates
+    # the budget is full
+    assert len(estimator.support_) == len(rows) == budget
+    values = pairwise_kernels(X, rows, metric=kernel, filter_params=True, **params)
+    # Where the two points of a late step of the merge's search lose the same
+    # to rounding, the loop and the reference, whose kernel values differ in
+    # their last bits, may take different halves: h then differs by less
+    # than the last bracket, and the functions by 2e-8 (numpy 1.23 at
+    # gamma=5). A search of 10 steps against the reference's 15 is 7e-3 and
+    # more apart.
+    tolerance = 1e-6 if strategy == "merge" else 1e-9
+    assert_allclose(
+        estimator.decision_function(X), values @ coef, rtol=tolerance, atol=tolerance
+    )
+    return estimator
+
+
 # At gamma=5 the partners of most merges lie so far that the best point is
 # the partner itself, at the end of the golden-section search's segment.
 @pytest.mark.parametrize(
@@ -98,52 +149,35 @@ def budget_100_score(seed, **params):
 @pytest.mark.parametrize("average", [False, True])
 def test_budget_matches_reference(strategy, kernel, gamma, seed, average):
     X, y = noisy_sample(random_state=seed)
-    params = dict(gamma=gamma, degree=3, coef0=1.0)
-    estimator = KernelPerceptron(
-        kernel=kernel,
-        **params,
-        beta=0.0,
-        budget=8,
-        budget_strategy=strategy,
-        average=average,
-        shuffle=False,
-        max_iter=5,
-        tol=None,
-        early_stopping=False,
-    ).fit(X, y)
-    reference_kernel = None
-    if kernel == "poly":
-
-        def reference_kernel(A, x):
-            return (0.5 * A @ x + 1.0) ** 3
-
-    rows, coef, n_updates = reference_budget_fit(
-        X,
-        np.where(y == 1, 1.0, -1.0),
-        gamma=gamma,
-        budget=8,
-        strategy=strategy,
-        kernel=reference_kernel,
-        average=average,
+    estimator = assert_budget_matches_reference(
+        X, y, strategy=strategy, kernel=kernel, gamma=gamma, budget=8, average=average
     )
-    assert estimator.n_updates_[0] == n_updates
-    # the budget is full
-    assert len(estimator.support_) == len(rows) == 8
     if strategy == "merge":
         # merged vectors are no samples
         assert (estimator.support_ == -1).sum() > 0
     else:
         assert_array_equal(estimator.support_vectors_, X[estimator.support_])
-    values = pairwise_kernels(X, rows, metric=kernel, filter_params=True, **params)
-    # Where the two points of a late step of the merge's search lose the same
-    # to rounding, the loop and the reference, whose kernel values differ in
-    # their last bits, may take different halves: h then differs by less
-    # than the last bracket, and the functions by 2e-8 (numpy 1.23 at
-    # gamma=5). A search of 10 steps against the reference's 15 is 7e-3 and
-    # more apart.
-    tolerance = 1e-6 if strategy == "merge" else 1e-9
-    assert_allclose(
-        estimator.decision_function(X), values @ coef, rtol=tolerance, atol=tolerance
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("average", [False, True])
+def test_weighted_merges_match_reference(seed, average):
+    """With sample weights of 0.5, 1 and 2 the support vector of the
+    smallest coefficients is often not the newest, whose kernel row the
+    loop keeps: the loop computes that vector's row, and moves the last
+    slot into its place while it keeps the row of the example that
+    enters. Of ties, the newest merges."""
+    X, y = noisy_sample(n_samples=300, random_state=seed)
+    weight = np.random.default_rng(seed).choice([0.5, 1.0, 2.0], size=len(y))
+    assert_budget_matches_reference(
+        X,
+        y,
+        strategy="merge",
+        kernel="rbf",
+        gamma=0.5,
+        budget=16,
+        average=average,
+        sample_weight=weight,
     )
 
 
