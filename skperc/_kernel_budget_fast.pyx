@@ -281,13 +281,13 @@ cdef struct Support:
     int64_t* slot_of          # (n_points,): the slot of a point, or -1
     double* krow              # (capacity,) scratch
     # The kernel row over the support of its newest vector, slot young (-1
-    # when none is known): the example's own row, with the values of the
-    # slots that making room for it changed computed again (entry_row
-    # meanwhile, the slots in entry_changed, entry_n of them; -1: more than
-    # ENTRY_CHANGES, the row not kept). The next _make_room reads it where
-    # that vector has the smallest coefficients, as a vector added at the
-    # last update does, for _support_row's product with every support
-    # vector; nothing else changes a row in between. young_row NULL: not
+    # when none is known), kept from the row that its example was examined
+    # with: the values of the slots that making room for it changed are
+    # computed again (meanwhile in entry_row, the slots in entry_changed,
+    # entry_n of them; -1: more than ENTRY_CHANGES, the row not kept). The
+    # next _make_room reads it in place of _support_row's product with
+    # every support vector where the newest has the smallest coefficients,
+    # as it most often has; no row changes before then. young_row NULL: not
     # kept (but by "merge": see _smallest).
     Py_ssize_t young
     double* young_row         # (capacity,)
@@ -1261,7 +1261,7 @@ cdef void _support_values(const Support* b, const Kernel* kernel,
 
 cdef void _keep_young(Support* b, const Kernel* kernel,
                       Py_ssize_t slot) noexcept nogil:
-    """Slot slot, just added, is the newest vector: its kernel row over the
+    """The slot just added holds the newest vector: its kernel row over the
     support is the entry row, with the values of the changed slots and its
     own computed (or none is known, past ENTRY_CHANGES)."""
     cdef double* row = b.entry_row
