@@ -1143,38 +1143,57 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
     _apply_kernel(kernel, b.sq_norms, b.n_support, b.sq_norms[m], out)
 
 
+cdef bint _slot_values(Support* b, const Kernel* kernel, const double* x,
+                       const double* values, const int32_t* features,
+                       Py_ssize_t n_features, double sq_norm_x, double scale_x,
+                       const int64_t* slots, Py_ssize_t n,
+                       double* krow) noexcept nogil:
+    """krow[s] = k(x_s, x) for the n slots s listed, each from its own row
+    as it stands: x the dense row x, or the values at the features listed
+    (scattered), times scale_x, over the rows (_dots_over) or the lists of
+    those that keep their values (_dense_dot), as _support_row computes a
+    slot changed since the last _refresh_panels; whether the new values are
+    all finite."""
+    cdef Py_ssize_t t
+    cdef double* out = b.changed_values
+    cdef double* sq = b.changed_values + b.capacity
+    if values != NULL:
+        _scatter(b, NULL, values, features, n_features)
+        x = b.scattered
+    if b.row_counts == NULL:
+        _dots_over(b.rows, slots, n, b.n_features, x, features, n_features,
+                   out)
+    else:
+        for t in range(n):
+            out[t] = _dense_dot(b, slots[t], x, features, n_features)
+    if values != NULL:
+        _unscatter(b, features, n_features)
+    for t in range(n):
+        # (x_s . x, x_s's scale times its row's products, then x's)
+        out[t] = out[t] * b.scale[slots[t]]
+        out[t] = out[t] * scale_x
+        sq[t] = b.sq_norms[slots[t]]
+    _apply_kernel(kernel, sq, n, sq_norm_x, out)
+    for t in range(n):
+        krow[slots[t]] = out[t]
+    return skperc_all_finite(out, n)
+
+
 cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
                           const double* values, const int32_t* features,
                           Py_ssize_t n_features, double sq_norm_x,
                           double* krow) noexcept nogil:
     """krow[s] = k(x_s, x) again for the slots s of the support that changed
-    since the block's kernel rows (the stale ones), of the dense row x
-    (_dots_over), or with CSR examples of the values at the features listed,
-    scattered, over the lists of those that keep their values (_dense_dot);
-    whether the new values are all finite."""
+    since the block's kernel rows (the stale ones), of an example (the dense
+    row x, or with CSR examples the values at the features listed:
+    _slot_values); whether the new values are all finite."""
     cdef Py_ssize_t t, n = 0
-    cdef double* out = b.changed_values
-    cdef double* sq = b.changed_values + b.capacity
     for t in range(b.stale.n):
         if b.stale.slots[t] < b.n_support:
             b.changed[n] = b.stale.slots[t]
-            sq[n] = b.sq_norms[b.stale.slots[t]]
             n += 1
-    if b.row_counts == NULL:
-        _dots_over(b.rows, b.changed, n, b.n_features, x, features,
-                   n_features, out)
-    else:
-        _scatter(b, NULL, values, features, n_features)
-        for t in range(n):
-            out[t] = _dense_dot(b, b.changed[t], b.scattered, features,
-                                n_features)
-        _unscatter(b, features, n_features)
-    for t in range(n):
-        out[t] = out[t] * b.scale[b.changed[t]]
-    _apply_kernel(kernel, sq, n, sq_norm_x, out)
-    for t in range(n):
-        krow[b.changed[t]] = out[t]
-    return skperc_all_finite(out, n)
+    return _slot_values(b, kernel, x, values, features, n_features,
+                        sq_norm_x, 1.0, b.changed, n, krow)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -1232,44 +1251,23 @@ cdef inline void _entry_change(Support* b, Py_ssize_t s) noexcept nogil:
     b.entry_n += 1
 
 
-cdef void _support_values(const Support* b, const Kernel* kernel,
-                          Py_ssize_t m, const int64_t* slots, Py_ssize_t n,
-                          double* row) noexcept nogil:
-    """row[s] = k(x_s, x_m) for the n slots listed, as _support_row computes
-    a slot changed since the last _refresh_panels: the same bits."""
-    cdef Py_ssize_t t
-    cdef const double* x = b.rows + m * b.n_features
-    cdef const double* values = _row_values(b, m)
-    cdef const int32_t* features
-    cdef Py_ssize_t n_features = _row_features(b, m, &features)
-    cdef double* out = b.changed_values
-    cdef double* sq = b.changed_values + b.capacity
-    if values != NULL:
-        x = _scattered(b, m, features, n_features)
-    for t in range(n):
-        out[t] = _dense_dot(b, slots[t], x, features, n_features)
-    if values != NULL:
-        _unscatter(b, features, n_features)
-    for t in range(n):
-        out[t] = out[t] * b.scale[slots[t]]
-        out[t] = out[t] * b.scale[m]
-        sq[t] = b.sq_norms[slots[t]]
-    _apply_kernel(kernel, sq, n, b.sq_norms[m], out)
-    for t in range(n):
-        row[slots[t]] = out[t]
-
-
 cdef void _keep_young(Support* b, const Kernel* kernel,
                       Py_ssize_t slot) noexcept nogil:
     """The slot just added holds the newest vector: its kernel row over the
     support is the entry row, with the values of the changed slots and its
     own computed (or none is known, past ENTRY_CHANGES)."""
     cdef double* row = b.entry_row
+    cdef const int32_t* features
+    cdef Py_ssize_t n_features
     b.young = -1
     if b.entry_n < 0:
         return
     b.entry_changed[b.entry_n] = slot
-    _support_values(b, kernel, slot, b.entry_changed, b.entry_n + 1, row)
+    n_features = _row_features(b, slot, &features)
+    _slot_values(b, kernel, b.rows + slot * b.n_features,
+                 _row_values(b, slot), features, n_features,
+                 b.sq_norms[slot], b.scale[slot], b.entry_changed,
+                 b.entry_n + 1, row)
     b.entry_n = -1
     b.entry_row = b.young_row
     b.young_row = row
