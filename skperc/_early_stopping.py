@@ -43,7 +43,14 @@ SETTLED_SHARE = 0.0025
 
 
 def epochs_until_stalled(
-    estimator, one_epoch, score, snapshot, patience, may_separate=True, changed=None
+    estimator,
+    one_epoch,
+    score,
+    snapshot,
+    patience,
+    may_separate=True,
+    changed=None,
+    n_scored=None,
 ):
     """The epochs of a fit with early stopping: ``one_epoch(epoch)`` trains
     an epoch on the training part and says whether it separated it; after
@@ -52,10 +59,13 @@ def epochs_until_stalled(
     that separates, ``patience`` epochs after the best score, at an
     epoch after which ``changed()``, if given, the share of the training
     part whose predicted class the epoch changed (None after the first), is
-    at most SETTLED_SHARE, or after ``max_iter`` epochs. A best score of 1 (no
-    validation example wrong) is no sign of noise to stop on: neither rule
-    ends a run while it ``may_separate`` its training part (not under a
-    full budget, which keeps the function moving). Sets
+    at most SETTLED_SHARE, or after ``max_iter`` epochs. With ``n_scored``,
+    the effective number of validation examples, a score starts the
+    patience again only if it beats the best by more than the standard
+    error of the best (standard_error), though the best is still taken. A
+    best score of 1 (no validation example wrong) is no sign of noise to
+    stop on: neither rule ends a run while it ``may_separate`` its training
+    part (not under a full budget, which keeps the function moving). Sets
     ``validation_scores_`` and
     ``best_validation_score_``; returns (the epochs run, whether the last
     separated, whether the score stalled or the answer settled, the
@@ -69,11 +79,12 @@ def epochs_until_stalled(
         estimator.validation_scores_.append(value)
         if estimator.verbose > 0:
             print(f"-- Validation score: {value:.6g}")
-        if value > estimator.best_validation_score_:
-            estimator.best_validation_score_, since_best = value, 0
+        best_score = estimator.best_validation_score_
+        gain = 0.0 if n_scored is None else standard_error(best_score, n_scored)
+        since_best = 0 if value > best_score + gain else since_best + 1
+        if value > best_score:
+            estimator.best_validation_score_ = value
             best = snapshot()
-        else:
-            since_best += 1
         if may_separate and estimator.best_validation_score_ == 1.0:
             since_best = 0
             continue
@@ -84,6 +95,24 @@ def epochs_until_stalled(
         if settled or since_best >= patience:
             return epoch + 1, False, True, best
     return estimator.max_iter, False, False, best
+
+
+def standard_error(accuracy, n_scored):
+    """The standard error of an accuracy measured on ``n_scored`` examples,
+    sqrt(p (1 - p) / n), with p = 1/2 before any score: an accuracy that
+    falls within it of another is no evidence of a better function."""
+    p = accuracy if np.isfinite(accuracy) else 0.5
+    return float(np.sqrt(p * (1.0 - p) / n_scored))
+
+
+def effective_size(weight):
+    """The number of equally weighted examples whose weighted mean is as
+    precise as a mean with ``weight``, (sum w)^2 / sum w^2 (Kish); the
+    count of examples when every weight is 0, as weighted_share counts them."""
+    squares = float(np.dot(weight, weight))
+    if squares == 0:
+        return float(len(weight))
+    return float(weight.sum()) ** 2 / squares
 
 
 def predicted_codes(scores):

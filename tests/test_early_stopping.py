@@ -86,7 +86,14 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     )
     train, validation = split(y, 0.1, seed)
     best = int(np.argmax(stopped.validation_scores_)) + 1
-    assert stopped.n_iter_ == best + 3 or stopped.stop_reason_ != "no_improvement"
+    if stopped.stop_reason_ == "no_improvement":
+        # under a full budget that merges or removes, 3 epochs after the
+        # last score that beat the best by more than its standard error
+        assert stopped.n_iter_ == (
+            budgeted_stopping_epoch(stopped.validation_scores_, 3, len(validation))
+            if budget.get("budget_strategy") in ("merge", "remove")
+            else best + 3
+        )
 
     def plain(average):
         model = KernelPerceptron(
@@ -243,6 +250,21 @@ def stopping_epoch(scores, changes, n_iter_no_change):
     return None
 
 
+def budgeted_stopping_epoch(scores, n_iter_no_change, n_scored):
+    """The epoch a run under a full budget ends at: n_iter_no_change epochs
+    after the last validation score that beat the best before it by more
+    than that best's standard error on n_scored examples, sqrt(p (1 - p) /
+    n_scored) (p = 1/2 before the first score); None if no such epoch."""
+    best, waited = -np.inf, 0
+    for epoch, score in enumerate(scores, start=1):
+        p = best if np.isfinite(best) else 0.5
+        waited = 0 if score > best + np.sqrt(p * (1 - p) / n_scored) else waited + 1
+        best = max(best, score)
+        if waited >= n_iter_no_change:
+            return epoch
+    return None
+
+
 def test_a_noisy_run_ends_when_its_answer_settles_or_its_score_stalls():
     """On random noisy samples of two and three classes, weighted, without a
     warning, the default run (the sample is split) ends at the first epoch
@@ -268,23 +290,34 @@ def test_a_noisy_run_ends_when_its_answer_settles_or_its_score_stalls():
 
 
 @pytest.mark.parametrize(
-    "strategy, patience",
+    "strategy, patience, clear_gain",
     [
-        ("merge", BUDGETED_AUTO_PATIENCE),
-        ("remove", BUDGETED_AUTO_PATIENCE),
-        ("project", AUTO_PATIENCE),
+        ("merge", BUDGETED_AUTO_PATIENCE, True),
+        ("remove", BUDGETED_AUTO_PATIENCE, True),
+        ("project", AUTO_PATIENCE, False),
     ],
 )
-def test_the_default_patience_under_a_budget_follows_the_strategy(strategy, patience):
+def test_the_default_patience_under_a_budget_follows_the_strategy(
+    strategy, patience, clear_gain
+):
     """On random noisy samples of two and three classes that a budget binds,
-    the default run ends BUDGETED_AUTO_PATIENCE epochs after its best
-    validation score (its first occurrence) where merges or removals make
-    room, AUTO_PATIENCE where projections do, and an explicit
-    n_iter_no_change is kept; unbudgeted, the same samples wait
-    AUTO_PATIENCE."""
-    stops = {}
+    some weighted, the default run ends BUDGETED_AUTO_PATIENCE epochs after
+    the last validation score that beat the best by more than its standard
+    error on the validation part (of its effective size where weighted)
+    where merges or removals make room, and some of those runs end before
+    that many epochs after the best score; AUTO_PATIENCE epochs after the
+    best score where projections do. An explicit n_iter_no_change is kept.
+    Unbudgeted, the same samples wait AUTO_PATIENCE after the best score."""
+    stops, earlier = {}, []
     for seed in range(6):
         X, y = noisy(n_samples=1200, n_classes=2 + seed % 2, random_state=seed)
+        weight = np.ones(len(y))
+        if seed % 2:
+            # a tenth of the examples weigh 10 times the others: the
+            # validation part counts as about a third of its size
+            weight[np.random.RandomState(seed).rand(len(y)) < 0.1] = 10.0
+        _, validation = split(y, 0.1, seed)
+        n_scored = weight[validation].sum() ** 2 / (weight[validation] ** 2).sum()
         for budget, n_iter_no_change, waits in [
             (60, "auto", patience),
             (60, 4, 4),
@@ -300,17 +333,23 @@ def test_the_default_patience_under_a_budget_follows_the_strategy(strategy, pati
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("error", ConvergenceWarning)
-                model.fit(X, y)
+                model.fit(X, y, sample_weight=weight)
             assert model.stop_reason_ == "no_improvement"
             best = int(np.argmax(model.validation_scores_)) + 1
             after = model.n_iter_ - best
             if budget is None:
                 # or earlier, where the answer settled
                 assert after <= waits
+            elif clear_gain:
+                assert model.n_iter_ == budgeted_stopping_epoch(
+                    model.validation_scores_, waits, n_scored
+                )
+                earlier.append(after < waits)
             else:
                 assert after == waits
             stops.setdefault((budget, n_iter_no_change), []).append(after)
     assert max(stops[None, "auto"]) > BUDGETED_AUTO_PATIENCE, stops
+    assert any(earlier) == clear_gain, stops
 
 
 def test_a_separated_training_part_ends_the_run_with_its_last_function():
