@@ -2521,7 +2521,7 @@ def run_budget_epochs(
 
     cdef double[::1] krow = np.zeros(cap)
     cdef bint young = strategy == BUDGET_MERGE
-    cdef double[:, ::1] young_rows = np.zeros((2 if young else 1, cap))
+    cdef double[:, ::1] young_rows = np.zeros((2 if young else 0, cap))
     cdef int64_t[::1] changed = np.zeros(cap, dtype=np.int64)
     cdef double[::1] changed_values = np.zeros(2 * cap)
     cdef Py_ssize_t[::1] near = np.zeros(
