@@ -646,10 +646,10 @@ class KernelPerceptron(BasePerceptron):
         Notes for its cost and for what it does to the guarantees. Without
         a budget each update computes a kernel column over the whole
         sample, and on noisy data the support grows with the sample: on the
-        data of ``benchmarks/bench_kernel_scale.py`` the fit took a minute
-        on one thread at 200,000 examples (55,871 support vectors) and had
+        data of ``benchmarks/bench_kernel_scale.py`` the fit took 80 s on
+        one thread at 200,000 examples (55,871 support vectors) and had
         not finished after 45 minutes on two at 1,000,000, where a budget of
-        500 fitted in 10 s on one (the user guide compares both with SVC
+        500 fitted in 13 s on one (the user guide compares both with SVC
         and Nystroem).
 
     budget_strategy : {"merge", "project", "remove"}, default="merge"
