@@ -358,7 +358,10 @@ import numpy as np
 from skperc import LinearProgramClassifier
 from skperc.datasets import make_margin_classification
 
-X, y = make_margin_classification(6000, 200, margin=0.05, random_state=0)
+# a fit of a few seconds, which the SIGINT sent 0.5 s in lands within: 3.5 s
+# on a 2-core machine where 6,000 rows took 1.4 s, and a run of the whole
+# suite beside other work printed "finished" once
+X, y = make_margin_classification(12000, 200, margin=0.05, random_state=0)
 clf = LinearProgramClassifier().fit(X[:100], y[:100])
 before = clf.predict(X)
 print("ready", flush=True)
