@@ -442,22 +442,47 @@ cdef int _make_room_for(void** data, size_t itemsize, int32_t* room,
     return 0
 
 
+cdef inline Py_ssize_t _first_at_least(const int32_t* c, Py_ssize_t stride,
+                                       Py_ssize_t lo, Py_ssize_t n,
+                                       int32_t f) noexcept nogil:
+    """The first place q >= lo of n increasing values, the one at place q
+    c[q * stride], where the value is f or more, or n: by steps that double
+    from lo, then bisection, in O(log(q - lo))."""
+    cdef Py_ssize_t step = 1, hi, mid
+    if lo >= n or c[lo * stride] >= f:
+        return lo
+    # the value at lo is below f throughout; at hi it is f or more, or hi
+    # is n
+    while lo + step < n and c[(lo + step) * stride] < f:
+        lo += step
+        step *= 2
+    hi = min(lo + step, n)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if c[mid * stride] < f:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+cdef inline Py_ssize_t _first_posted_at_least(const Posted* posted,
+                                              Py_ssize_t lo, Py_ssize_t n,
+                                              int32_t f) noexcept nogil:
+    """_first_at_least over the features of n items of a list of Posted."""
+    return _first_at_least(&posted[0].feature,
+                           sizeof(Posted) // sizeof(int32_t), lo, n, f)
+
+
 cdef inline Py_ssize_t _posted_at(const Postings* p, Py_ssize_t s,
                                    Py_ssize_t f, Py_ssize_t hint) noexcept nogil:
     """The place of feature f in slot s's list of features posted: hint
     where it holds f, else found by bisection (features posted at a slot
     since it was posted whole move the places after theirs)."""
     cdef const Posted* posted = p.posted[s]
-    cdef Py_ssize_t lo = 0, hi = p.posted_n[s], mid
-    if hint < hi and posted[hint].feature == f:
+    if hint < p.posted_n[s] and posted[hint].feature == f:
         return hint
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if posted[mid].feature <= f:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _first_posted_at_least(posted, 0, p.posted_n[s], f)
 
 
 cdef inline void _take_out(Postings* p, Py_ssize_t f,
@@ -558,8 +583,7 @@ cdef int _repost_at(Support* b, Py_ssize_t s, const int64_t* keys,
         # one before (_first_at_least) and copied at once, not read one by
         # one (a merged vector lists thousands)
         if i < k and old[i].feature < f:
-            at = _first_at_least(&old[0].feature,
-                                 sizeof(Posted) // sizeof(int32_t), i, k, f)
+            at = _first_posted_at_least(old, i, k, f)
             memcpy(new + m, old + i, (at - i) * sizeof(Posted))
             m += at - i
             i = at
@@ -986,30 +1010,6 @@ cdef Py_ssize_t _merged_row(Support* b, Py_ssize_t m, Py_ssize_t j,
         b.nonzero_values[count] = z
         count += 1
     return count
-
-
-cdef inline Py_ssize_t _first_at_least(const int32_t* c, Py_ssize_t stride,
-                                       Py_ssize_t lo, Py_ssize_t n,
-                                       int32_t f) noexcept nogil:
-    """The first place q >= lo of n increasing values, the one at place q
-    c[q * stride], where the value is f or more, or n: by steps that double
-    from lo, then bisection, in O(log(q - lo))."""
-    cdef Py_ssize_t step = 1, hi, mid
-    if lo >= n or c[lo * stride] >= f:
-        return lo
-    # the value at lo is below f throughout; at hi it is f or more, or hi
-    # is n
-    while lo + step < n and c[(lo + step) * stride] < f:
-        lo += step
-        step *= 2
-    hi = min(lo + step, n)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if c[mid * stride] < f:
-            lo = mid
-        else:
-            hi = mid
-    return hi
 
 
 cdef void _add_in_place(Support* b, Py_ssize_t m, Py_ssize_t j,
