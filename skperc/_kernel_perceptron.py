@@ -874,19 +874,19 @@ class KernelPerceptron(BasePerceptron):
     the budgeted loop, from the start. Only then does ``budget`` bind, and
     the defaults that a binding budget changes change. On the data of
     ``benchmarks/bench_kernel_scale.py``, 10,000 examples, whose
-    unbudgeted run ends with 3,556 support vectors (0.26 to 0.28 s) and
+    unbudgeted run ends with 3,556 support vectors (0.30 to 0.35 s) and
     holds at most 4,149 before early stopping ends it, a budget of 8,000
-    made the fit the unbudgeted one in 0.26 s, where the budgeted loop took
-    0.88 s (and scored 0.902 against 0.897, with the margin of a binding
-    budget, on 4,816 support vectors); its peak memory is then the
-    unbudgeted fit's, 332 MB against 143 MB, of which ``cache_size``
-    bounds the cache of kernel columns. Below half the examples, a budget of 4,000
-    still costs 0.36 s. Where the support passes half the examples, a
-    budget between them is first run for nothing: on the noisier ``text``
-    data there (0.35 s and at most 6,381 support vectors without a
-    budget), 5,000 and 6,000 took 1.95 and 2.06 s against 1.67 and 1.73 s
-    in the budgeted loop alone, while 7,000 took 0.35 s against 1.83 s
-    (medians of 3).
+    made the fit the unbudgeted one in 0.32 s, where the budgeted loop
+    alone took 0.59 s (and scored 0.894 against 0.898, with the margin of
+    a binding budget, on 4,373 to 4,511 support vectors); its peak memory
+    is then the unbudgeted fit's, 369 MB against 181 MB, of which
+    ``cache_size`` bounds the cache of kernel columns. Below half the
+    examples, a budget of 4,000 costs 0.80 s. Where the support passes
+    half the examples, a budget between them is first run for nothing: on
+    the noisier ``text`` data there (0.52 s and at most 6,381 support
+    vectors without a budget), 5,000 and 6,000 took 2.3 and 3.1 s against
+    1.9 and 2.6 s in the budgeted loop alone, while 7,000 took 0.52 s
+    against 2.9 s (medians of ``random_state`` 0 to 2, one thread).
 
     On data separable in the feature space with margin ``eps*`` and
     ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold
