@@ -117,12 +117,12 @@ _BUDGETED_AUTO_BETA = 1.0
 # 0.6238), and up to 8 points more with budgets of 25 to 400 on the 3,000
 # examples of examples/plot_kernel_budget.py, where with 5 it picks a
 # better-scored epoch that is worse on the test points.
-# Under a full budget that merges or removes, a score starts the patience
-# again only if it beats the best by more than the best's standard error on
-# the validation part, sqrt(p (1 - p) / n) (n its effective size under sample
-# weights): a smaller gain of the wandering last function is no evidence of a
-# better one, and waiting for it ran epochs that the answer did not need (the
-# best is still taken). Budget 500 (merge) on
+# In a fit that a budget that merges or removes binds, a score starts the
+# patience again only if it beats the best by more than the best's standard
+# error on the validation part, sqrt(p (1 - p) / n) (n its effective size
+# under sample weights): a smaller gain of the wandering last function is no
+# evidence of a better one, and waiting for it ran epochs that the answer did
+# not need (the best is still taken). Budget 500 (merge) on
 # benchmarks/bench_kernel_scale.py's data, test accuracy (means of
 # random_state 0 to 9 at 10,000 examples, 0 to 4 at 40,000) and median fit
 # time, one thread, without and with the rule: clusters 0.8867 and 0.8862
@@ -584,11 +584,11 @@ class KernelPerceptron(BasePerceptron):
         epoch (merging on the data of ``benchmarks/bench_kernel_scale.py``,
         budget 500: the same test accuracy, medians of five seeds, and 0.42
         instead of 1.05 s at 40,000 examples). Projection lost 0.2 to 1.1
-        points there with 2, and waits 5. Under a full budget that merges
-        or removes, whatever the patience, only a score that beats the
-        best by more than the best's standard error on the validation
-        part, ``sqrt(p (1 - p) / n)``, starts the wait again, though a
-        smaller gain still becomes the best: on that data, the same
+        points there with 2, and waits 5. In a fit that a budget that
+        merges or removes binds, whatever the patience, only a score that
+        beats the best by more than the best's standard error on the
+        validation part, ``sqrt(p (1 - p) / n)``, starts the wait again,
+        though a smaller gain still becomes the best: on that data, the same
         accuracy in 0.55 to 0.94 of the time (projection, whose score
         creeps up, lost up to a point so, and counts from the best).
 
@@ -597,17 +597,17 @@ class KernelPerceptron(BasePerceptron):
         of the training data and trains on the rest, scoring after each
         epoch the function it would answer with (see ``average``) on the
         part set aside. The run stops at an epoch without updates,
-        ``n_iter_no_change`` epochs after its best score (under a full
-        budget that merges or removes, after its last clear gain: see
-        ``n_iter_no_change``), or, without a full
-        budget, at an epoch that changes the class that function gives to
+        ``n_iter_no_change`` epochs after its best score (in a fit that a
+        budget that merges or removes binds, after its last clear gain: see
+        ``n_iter_no_change``), or, in a fit that no budget binds, at an
+        epoch that changes the class that function gives to
         at most 0.25% of the training part: its answer has settled (on the
         clusters of ``benchmarks/bench_kernel_scale.py``, 10,000 examples,
         after 7 to 11 epochs instead of 8 to 20, where the score would have
-        gained at most 4 of the 1,000 held-out examples). Without a full
-        budget, neither of the last two ends a run while its best score is
-        1: a held-out part classified without a mistake is no sign of
-        noise. The run answers as it stood at the best score
+        gained at most 4 of the 1,000 held-out examples). In a fit that no
+        budget binds, neither of the last two ends a run while its best
+        score is 1: a held-out part classified without a mistake is no sign
+        of noise. The run answers as it stood at the best score
         (``validation_scores_``); the score replaces the stopping rule on
         the training data (``tol``).
         ``"auto"`` turns it on for samples of more than 2,000 examples
