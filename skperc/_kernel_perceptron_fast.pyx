@@ -1611,6 +1611,19 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
 cdef enum:
     SUPPORT_CHUNK_BYTES = 1024 * 1024
 
+# A value of the support that a CSR row's products read by feature (a
+# posting, added to its vector's sum at a place that changes from value to
+# value) costs about 3 of the values that the panels copy. On the text data
+# of benchmarks/bench_kernel_scale.py (3,000 features), decision_function
+# with the 6,198 support vectors of the unbudgeted fit on 10,000 examples
+# took 20 ms for 1 row in panels against 3.0 ms by feature, 52 against 42
+# ms for 1,000 rows and 367 against 380 ms for 10,000, one thread; with
+# the 500 of a budget (96 values each, where an example stores 29), 2.5
+# against 0.8 ms, 5.6 against 5.4 ms and 32 against 37 ms. The rule
+# changes over to panels at about 3,600 and 1,100 rows.
+cdef enum:
+    BY_FEATURE_READ_COST = 3
+
 
 cdef inline void _add_kernel_row(const Kernel* kernel, Py_ssize_t n,
                                  Py_ssize_t r, const double* sq_norms,
@@ -1750,7 +1763,7 @@ cdef object _posted_products(Kernel* kernel, Py_ssize_t n, support,
                                      &x[t * d], &krow[t * n_support])
 
 
-def read_by_feature(support):
+def read_by_feature(support, rows=None):
     """Whether kernel_products reads a support of CSR vectors by feature
     (_posted_products) rather than in panels (_csr_products) for CSR rows:
     where a panel takes more than SUPPORT_CHUNK_BYTES (over more than 4,096
@@ -1761,9 +1774,18 @@ def read_by_feature(support):
     against 5.3 s in panels with the 5,823 support vectors of the fit on
     10,000 examples, 0.25 against 0.55 to 0.60 s with a budget of 500. On
     its text data (3,000 features) read by feature, panels take 2.3 against
-    2.4 s, 0.20 against 0.24 s."""
-    return hasattr(support, "tocsc") and (
-        SKPERC_PANEL * 8 * support.shape[1] > SUPPORT_CHUNK_BYTES)
+    2.4 s, 0.20 against 0.24 s. Given the CSR ``rows``, also where the
+    panels would copy more of the support's values than
+    BY_FEATURE_READ_COST times the postings that the rows read by feature
+    (their stored values times the support's, over the features: as if
+    every feature were as frequent): few rows, for which the copy of the
+    whole support would cost more than their products."""
+    if not hasattr(support, "tocsc"):
+        return False
+    n_vectors, d = support.shape
+    return SKPERC_PANEL * 8 * d > SUPPORT_CHUNK_BYTES or (
+        rows is not None
+        and BY_FEATURE_READ_COST * rows.nnz * support.nnz < n_vectors * d * d)
 
 
 def kernel_products(rows, const double[::1] sq_norms, support,
@@ -1798,7 +1820,7 @@ def kernel_products(rows, const double[::1] sq_norms, support,
         return out.base
     _set_kernel(&kernel, rows, sq_norms, spec, None, np.empty(0))
     _set_kernel(&vectors, support, support_sq_norms, spec, None, np.empty(0))
-    if kernel.indptr != NULL and read_by_feature(support):
+    if kernel.indptr != NULL and read_by_feature(support, rows):
         _posted_products(&kernel, n, support, support_sq_norms, coef,
                          n_blocks, out)
         return out.base

@@ -405,6 +405,28 @@ def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_few_csr_rows_read_the_support_by_feature_with_the_bits_of_dense_rows(
+    kernel,
+):
+    """CSR rows that store few values against a CSR support (here 200 rows
+    of 1,100 features, 2% stored, against 150 of them) read it by feature
+    even on few features, where its panels would copy more of its values
+    than the rows read: each value has the bits of dense rows, float64 or
+    float32 rows, on one thread or two. 41 times the rows go in panels."""
+    rng = np.random.RandomState(12)
+    X = rng.randn(200, 1100).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.98] = 0.0
+    support = rng.choice(len(X), 150, replace=False)
+    rows = sp.csr_matrix(X)
+    assert not read_by_feature(rows[support])
+    assert read_by_feature(rows[support], rows)
+    assert not read_by_feature(rows[support], sp.vstack([rows] * 41))
+    assert_csr_products_have_the_bits_of_dense_rows(
+        X, support, kernel, rng, lambda csr, dense: [csr]
+    )
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
 def test_csr_products_read_by_feature_have_the_bits_of_dense_rows(kernel):
     """Over more than 4,096 features (here 5,000), kernel_products reads a
     CSR support by feature, its values at each stored feature of a row: each
