@@ -1616,11 +1616,11 @@ cdef enum:
 # value) costs about 3 of the values that the panels copy. On the text data
 # of benchmarks/bench_kernel_scale.py (3,000 features), decision_function
 # with the 6,198 support vectors of the unbudgeted fit on 10,000 examples
-# took 20 ms for 1 row in panels against 3.0 ms by feature, 52 against 42
-# ms for 1,000 rows and 367 against 380 ms for 10,000, one thread; with
-# the 500 of a budget (96 values each, where an example stores 29), 2.5
-# against 0.8 ms, 5.6 against 5.4 ms and 32 against 37 ms. The rule
-# changes over to panels at about 3,600 and 1,100 rows.
+# took 20 ms for 1 row in panels against 1.8 to 3.2 ms by feature (three
+# runs), 52 against 42 ms for 1,000 rows and 367 against 380 ms for 10,000,
+# one thread; with the 500 of a budget (96 values each, where an example
+# stores 29), 2.5 against 0.8 ms, 5.6 against 5.4 ms and 32 against 37 ms.
+# The rule changes over to panels at about 3,600 and 1,100 rows.
 cdef enum:
     BY_FEATURE_READ_COST = 3
 
