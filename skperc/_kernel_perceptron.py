@@ -8,7 +8,6 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
-from sklearn.utils import gen_batches
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -16,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._atomic import consistent_read
 from ._base import (
     BasePerceptron,
+    batches,
     canonical,
     check_finite_scores,
     check_no_underflow,
@@ -1220,7 +1220,7 @@ class KernelPerceptron(BasePerceptron):
             get_chunk_n_rows(row_bytes=8 * Y.shape[0] * n_jobs),
             -(-X.shape[0] // n_jobs),
         )
-        chunks = list(gen_batches(X.shape[0], max(chunk_size, 2), min_batch_size=2))
+        chunks = batches(X.shape[0], max(chunk_size, 2), min_batch_size=2)
         coef = np.ascontiguousarray(coef, dtype=np.float64)
 
         def score(rows):
@@ -1240,7 +1240,7 @@ class KernelPerceptron(BasePerceptron):
         diagonal = np.empty(X.shape[0])
         # The diagonal of the kernel matrix of each block of rows; a
         # callable is called once per pair, so its blocks are single rows.
-        for batch in gen_batches(X.shape[0], 1 if callable(self.kernel) else 256):
+        for batch in batches(X.shape[0], 1 if callable(self.kernel) else 256):
             diagonal[batch] = np.diagonal(self._kernel(X[batch], X[batch]))
         return diagonal
 
@@ -1904,7 +1904,7 @@ class KernelPerceptron(BasePerceptron):
             support = _on_columns(support, columns)
         elif columns is not None:
             support = np.ascontiguousarray(support[:, columns])
-        for chunk in gen_batches(len(products), chunk_rows):
+        for chunk in batches(len(products), chunk_rows):
             part = X[chunk] if rows is None else X[rows[chunk]]
             sq_norms = squared_norms(part)
             if columns is not None:
