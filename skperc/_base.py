@@ -405,17 +405,20 @@ class LinearPredictMixin(DecisionPredictMixin):
             self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
         )
         check_sparse_structure(X)
-        scores = np.empty((X.shape[0], self.coef_.shape[0]))
-        # float32 rows are converted a block at a time, within
-        # working_memory, never all of X at once
-        rows = 1 if X.dtype == np.float64 else X.shape[1]
-        batch_size = X.shape[0] if rows == 1 else get_chunk_n_rows(row_bytes=8 * rows)
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
-            for batch in batches(X.shape[0], max(batch_size, 1)):
-                scores[batch] = safe_sparse_dot(
-                    X[batch], self.coef_.T, dense_output=True
-                )
+            if X.dtype == np.float64:
+                # read where they lie: a slice of CSR rows would copy them
+                scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+            else:
+                # float32 rows are converted a block at a time, within
+                # working_memory, never all of X at once
+                scores = np.empty((X.shape[0], self.coef_.shape[0]))
+                batch_size = get_chunk_n_rows(row_bytes=8 * X.shape[1])
+                for batch in batches(X.shape[0], max(batch_size, 1)):
+                    scores[batch] = safe_sparse_dot(
+                        X[batch], self.coef_.T, dense_output=True
+                    )
             scores += self.intercept_
         check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores

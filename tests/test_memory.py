@@ -4,7 +4,7 @@ memory grows linearly with the sample, never holding a Gram matrix, a
 budget over a wide vocabulary holds at most one dense copy of its
 support, and in the pages it uses little of it, and
 it scores many rows within working_memory; the linear models score
-float32 X without a float64 copy of it; and
+float32 X without a float64 copy of it, and CSR X without a copy; and
 LinearProgramClassifier's peak, HiGHS's included, in a fresh process."""
 
 import subprocess
@@ -195,6 +195,23 @@ def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
         extra = peak_memory(getattr(fitted, method), X)
     # the scores themselves take n_samples float64 values
     assert extra <= EXTRA_MEMORY * X.nbytes + 8 * len(X), extra / X.nbytes
+
+
+@pytest.mark.parametrize(
+    "estimator", [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0)]
+)
+@pytest.mark.parametrize("method", ["decision_function", "predict"])
+def test_csr_prediction_does_not_copy_X(estimator, method, float32_data):
+    # float64 CSR rows are scored where they lie: a slice of them, even of
+    # all of them, would copy their values and indices.
+    X, y = float32_data
+    X = sp.csr_matrix(np.where(np.abs(X) > 1.5, X, 0), dtype=np.float64)
+    size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = clone(estimator).fit(X[:500].toarray(), y[:500])
+    extra = peak_memory(getattr(fitted, method), X)
+    assert extra <= EXTRA_MEMORY * size + 8 * X.shape[0], extra / size
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
