@@ -1107,7 +1107,12 @@ class KernelPerceptron(BasePerceptron):
             if self.kernel == "precomputed":
                 scores = X[:, self.support_] @ self.dual_coef_.T
             else:
-                scores = self._products(X, self.support_vectors_, self.dual_coef_)
+                scores = self._products(
+                    X,
+                    self.support_vectors_,
+                    self.dual_coef_,
+                    reading=self._support_reading,
+                )
         check_finite_scores(scores)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -1874,18 +1879,21 @@ class KernelPerceptron(BasePerceptron):
             kind=kind, gamma=self._gamma(), coef0=self.coef0, degree=self.degree
         )
 
-    def _products(self, X, support, coef, rows=None):
+    def _products(self, X, support, coef, rows=None, reading=None):
         """k(X[rows], support) @ coef.T (all of X for None): with a kernel on
         the features, as the compiled loop computes its columns (so that
         dense and CSR, float64 and float32 input give the same bits), else
-        by _kernel_products."""
+        by _kernel_products; ``reading``: _support_reading(support), where
+        it is kept."""
         if not self._on_features():
             return self._kernel_products(X if rows is None else X[rows], support, coef)
         # the compiled kernels sum CSR rows in feature order
         X = canonical(X)
         n_threads = thread_count(self.n_jobs)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
-        support_sq_norms = squared_norms(support)
+        if reading is None:
+            reading = _support_reading(support, sp.issparse(X))
+        support_sq_norms, columns = reading
         coef = np.ascontiguousarray(coef)
         products = np.empty((X.shape[0] if rows is None else len(rows), len(coef)))
         # Rows are taken and copied into panels (dense) a chunk at a time,
@@ -1899,7 +1907,8 @@ class KernelPerceptron(BasePerceptron):
         # CSR rows meet the support on its features alone when those are few
         # (their squared norms taken over all of theirs): the products copy
         # the support into panels for each chunk
-        columns = _few_columns(support) if sp.issparse(X) else None
+        if not sp.issparse(X):
+            columns = None
         if columns is not None and sp.issparse(support):
             support = _on_columns(support, columns)
         elif columns is not None:
@@ -1972,6 +1981,9 @@ class KernelPerceptron(BasePerceptron):
             # between calls the model holds its support vectors once, as
             # support_vectors_ (see _resume_run)
             self._run = replace(run, rows=None)
+        self._support_reading = (
+            _support_reading(self.support_vectors_) if self._on_features() else None
+        )
         self.dual_coef_ = dual_coef[:, order]
         self.n_support_ = np.bincount(run.codes, minlength=len(self.classes_)).astype(
             np.int32
@@ -2083,6 +2095,17 @@ def _stored_columns(*matrices):
         elif len(matrix):
             used |= np.any(matrix != 0, axis=0)
     return np.flatnonzero(used)
+
+
+def _support_reading(support, sparse_rows=True):
+    """What the products of rows with the vectors ``support`` read of it
+    besides its vectors, the same at every call, which a fit keeps for
+    decision_function: its squared norms, and, for CSR rows
+    (``sparse_rows``), the features they meet it on (_few_columns), else
+    None. On one row of the text data of benchmarks/bench_kernel_scale.py
+    against the 6,198 support vectors of a fit on 10,000 examples, they
+    took about a third of the call."""
+    return squared_norms(support), _few_columns(support) if sparse_rows else None
 
 
 def _few_columns(matrix):

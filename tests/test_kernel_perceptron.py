@@ -15,10 +15,15 @@ from reference_kernel_perceptron import reference_kernel_fit
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
+from sparse_data import spread_columns, word_rows
 
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_budget_fast import support_block_rows
-from skperc._kernel_perceptron import _COMPILED_KERNELS, _class_order
+from skperc._kernel_perceptron import (
+    _COMPILED_KERNELS,
+    _class_order,
+    _support_reading,
+)
 from skperc._kernel_perceptron_fast import (
     held_kernel_values,
     kernel_column,
@@ -402,6 +407,36 @@ def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
     assert_csr_products_have_the_bits_of_dense_rows(
         X, support, kernel, rng, lambda csr, dense: [dense, csr]
     )
+
+
+@pytest.mark.parametrize("budget", [None, 40])
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form):
+    """decision_function reads the squared norms of the support vectors, and
+    the features that CSR rows meet them on, as the fit kept them: after
+    fit and after each partial_fit, what support_vectors_ as they stand
+    give, and decision values of the bits of products that compute them
+    afresh, for dense and CSR rows. On word counts spread among 20 times
+    their columns, which the support meets on a few of them."""
+    X, y, _ = word_rows(600, 300, 8)
+    X, _ = spread_columns(X, 6000)
+    if form == "dense":
+        X = X.toarray()
+    model = KernelPerceptron(budget=budget, gamma=0.5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X[:200], y[:200])
+        for call in range(2):
+            if call:
+                model.partial_fit(X[200 * call : 200 * (call + 1)], y[:200])
+            kept_norms, kept_columns = model._support_reading
+            norms, columns = _support_reading(model.support_vectors_)
+            assert kept_norms.tobytes() == norms.tobytes()
+            assert_array_equal(kept_columns, columns)
+            assert len(columns) < X.shape[1] // 10
+            for rows in (X[400:], sp.csr_matrix(X[400:])):
+                fresh = model._products(rows, model.support_vectors_, model.dual_coef_)
+                assert model.decision_function(rows).tobytes() == fresh.tobytes()
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
