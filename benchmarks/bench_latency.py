@@ -4,9 +4,9 @@ estimator that a user would otherwise deploy.
 
 Every estimator is built with its defaults (``random_state=0``) and fitted
 on digits (shipped with scikit-learn, standardized, 10 classes; dense rows
-of 64 features), and the kernel perceptron and the perceptrons also on
+of 64 features), and the margin and kernel perceptrons also on 75% of
 ``--text-rows`` rows of the sparse text-like set of
-``benchmarks/bench_defaults.py`` (CSR rows of 3,000 columns, about 40
+``benchmarks/bench_defaults.py`` (CSR rows of 3,000 columns, about 29
 stored a row, scaled by ``MaxAbsScaler``):
 
 - ``MarginPerceptron()`` against ``Perceptron()``;
@@ -20,8 +20,9 @@ Printed: the median over ``--rounds`` rounds of the median time of
 ``--calls`` calls of ``predict`` on one row of the held-out part (the
 rounds take the estimators in turn, so that a change in the machine's load
 falls on all of them), and its ratio to the counterpart's in the same run.
-One thread: the time of one row is that of the checks of the input and of
-the call, which threads do not share.
+Every estimator predicts on one thread, as by default: the time of one row
+is that of the checks of the input and of the call, which threads would
+not share.
 
 Run from the repository root::
 

@@ -2104,7 +2104,7 @@ def _support_reading(support, sparse_rows=True):
     (``sparse_rows``), the features they meet it on (_few_columns), else
     None. On one row of the text data of benchmarks/bench_kernel_scale.py
     against the 6,198 support vectors of a fit on 10,000 examples, they
-    took about a third of the call."""
+    took nearly half of the call."""
     return squared_norms(support), _few_columns(support) if sparse_rows else None
 
 
