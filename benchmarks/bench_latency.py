@@ -3,11 +3,11 @@ model answers one request, each estimator beside the scikit-learn
 estimator that a user would otherwise deploy.
 
 Every estimator is built with its defaults (``random_state=0``) and fitted
-on digits (shipped with scikit-learn, standardized, 10 classes; dense rows
-of 64 features), and the margin and kernel perceptrons also on 75% of
-``--text-rows`` rows of the sparse text-like set of
-``benchmarks/bench_defaults.py`` (CSR rows of 3,000 columns, about 29
-stored a row, scaled by ``MaxAbsScaler``):
+on the training part of digits (shipped with scikit-learn, 10 classes;
+dense rows of 64 features), and the margin and kernel perceptrons also on
+the first ``--text-rows`` rows of the training part of the sparse
+text-like set (CSR rows of 3,000 columns, about 29 stored a row), as
+``benchmarks/bench_defaults.py`` splits and scales them (``split``):
 
 - ``MarginPerceptron()`` against ``Perceptron()``;
 - ``KernelPerceptron()``, and with ``budget=100``, against ``SVC()``;
@@ -34,13 +34,10 @@ import time
 import warnings
 
 import numpy as np
-from bench_defaults import sparse_text
-from sklearn.datasets import load_digits
+from bench_defaults import split
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
-from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
-from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
 from skperc import (
@@ -105,20 +102,10 @@ def main():
     parser.add_argument("--text-rows", type=int, default=5000)
     args = parser.parse_args()
 
-    X, y = load_digits(return_X_y=True)
-    X_train, X_test, y_train, _ = train_test_split(X, y, random_state=0)
-    scaler = StandardScaler().fit(X_train)
-    T, t = sparse_text(n_samples=args.text_rows)
-    T_train, T_test, t_train, _ = train_test_split(T, t, random_state=0)
-    sparse_scaler = MaxAbsScaler().fit(T_train)
-    sets = {
-        "digits": (scaler.transform(X_train), y_train, scaler.transform(X_test)),
-        "sparse text-like": (
-            sparse_scaler.transform(T_train),
-            t_train,
-            sparse_scaler.transform(T_test),
-        ),
-    }
+    sets = {}
+    for name, n_rows in (("digits", None), ("sparse text-like", args.text_rows)):
+        X_train, X_test, y_train, _ = split(name)
+        sets[name] = (X_train[:n_rows], y_train[:n_rows], X_test)
     print(
         f"predict on one row: median of {args.rounds} rounds of the median of "
         f"{args.calls} calls; ratio = skperc / scikit-learn"
