@@ -28,6 +28,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from skperc import KernelPerceptron, MarginMLPClassifier
+from skperc import _atomic as atomic
 from skperc import _kernel_perceptron as kernel_perceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS, _product_row_bytes
 
@@ -553,6 +554,24 @@ def test_concurrent_predictions_equal_sequential_ones(estimator):
         results = list(pool.map(lambda m: getattr(fitted, m)(X_test), calls))
     for method, result in zip(calls, results, strict=True):
         assert_same(result, sequential[method], method)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_each_output_method_reads_one_snapshot_of_the_model(estimator, monkeypatch):
+    """A method that reads the model through another (predict through
+    decision_function) takes one snapshot of it, under one lock: the inner
+    read runs on the outer one's snapshot, which no fit can change."""
+    X, X_test, y = _inputs(estimator)
+    fitted = _fit(clone(estimator), X, y)
+    taken = []
+    take = atomic.snapshot
+    monkeypatch.setattr(
+        atomic, "snapshot", lambda model: taken.append(model) or take(model)
+    )
+    for method in [m for m in OUTPUT_METHODS if hasattr(fitted, m)]:
+        taken.clear()
+        getattr(fitted, method)(X_test)
+        assert taken == [fitted], method
 
 
 def _wide_data(n_classes, dtype, n_features):
