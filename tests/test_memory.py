@@ -21,9 +21,11 @@ from sklearn import config_context
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import gen_batches
 from sparse_data import spread_columns, word_rows
 
 from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
+from skperc._base import batches
 from skperc._kernel_perceptron import BudgetSupport
 from skperc._kernel_perceptron_fast import paged_array
 
@@ -444,3 +446,15 @@ def test_linear_program_memory(objective):
     # coordinate list, at about 31.
     (growth,) = fresh_process(LINEAR_PROGRAM_FIT, objective)
     assert float(growth) < 22
+
+
+def test_batches_are_the_slices_of_gen_batches():
+    """batches, which the predictions take their chunks from, gives the
+    slices of scikit-learn's gen_batches, one batch or many, with or
+    without a smallest batch, and none for no rows."""
+    assert batches(0, 5) == []
+    for n in range(1, 30):
+        for size in range(1, 12):
+            for smallest in range(4):
+                expected = list(gen_batches(n, size, min_batch_size=smallest))
+                assert batches(n, size, smallest) == expected
