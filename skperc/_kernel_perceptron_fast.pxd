@@ -58,6 +58,10 @@ cdef extern from "dots.h":
     void skperc_dots_row32(const float* row, Py_ssize_t m, const double* xt,
                            Py_ssize_t stride, Py_ssize_t nu,
                            double* out) noexcept nogil
+    void skperc_dots_rows(const double* rows, Py_ssize_t n, Py_ssize_t m,
+                          const double* x, double* out) noexcept nogil
+    void skperc_dots_rows32(const float* rows, Py_ssize_t n, Py_ssize_t m,
+                            const double* x, double* out) noexcept nogil
     enum: SKPERC_PANEL
     void skperc_dots_panels(const double* panels, Py_ssize_t lo,
                             Py_ssize_t hi, Py_ssize_t m, const double* x,

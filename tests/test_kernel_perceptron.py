@@ -328,6 +328,44 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
             assert products.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_products_of_few_dense_rows_a_row_at_a_time_have_the_bits_of_columns(
+    kernel,
+):
+    """Fewer than 6 dense rows go a row at a time against the support as it
+    lies, its vectors in the lanes of a register, two registers side by
+    side (here 45 support vectors: 32 in pairs of registers of 8 lanes,
+    then 8 in one, then 5 alone, or 40 in pairs of 4 lanes, 4, then 1; on
+    37 features: 4 squares of 8 and 5 alone, or 9 of 4 and 1; the AVX2
+    lanes in tests/test_simd_levels.py): every value is still the sum over the
+    support, in its order, of the columns the loop computes, bit for bit,
+    float64 or float32 rows and support, coefficients of 0 among the
+    others, for 1 to 5 rows and for 6 and 7 (the columns)."""
+    rng = np.random.RandomState(13)
+    X = rng.randn(300, 37).astype(np.float32).astype(np.float64)
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.02, coef0=0.5, degree=3)
+    support = rng.choice(300, 45, replace=False)
+    coef = rng.randn(3, len(support))
+    coef[:, ::5] = 0.0
+    expected = np.zeros((3, len(X)))
+    for s, j in enumerate(support):
+        expected += coef[:, [s]] * kernel_column(X, sq_norms, spec, j)
+    for n in range(1, 8):
+        rows = rng.choice(300, n, replace=False)
+        for dtype in [np.float64, np.float32]:
+            for vectors in [X[support], X[support].astype(np.float32)]:
+                products = kernel_products(
+                    X[rows].astype(dtype),
+                    sq_norms[rows],
+                    vectors,
+                    sq_norms[support],
+                    spec,
+                    coef,
+                )
+                assert products.tobytes() == expected[:, rows].tobytes()
+
+
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])
 @pytest.mark.parametrize("wide", [False, True])
 def test_products_of_a_few_rows_have_the_bits_of_one_thread(kernel, wide):

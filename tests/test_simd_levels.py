@@ -61,18 +61,19 @@ for X, y, options in [
     digest.update(str(clf.n_updates_).encode())
 
 # every value of the products of early stopping and margin_, bit for bit,
-# dense and CSR rows
+# dense and CSR rows, and of a prediction of a few rows (a row at a time)
 rng = np.random.default_rng(0)
 rows = rng.standard_normal((700, 30))
 support = rows[rng.choice(700, 90, replace=False)]
 coef = rng.standard_normal((2, 90))
 for kind in ("rbf", "poly"):
     spec = dict(kind=_COMPILED_KERNELS[kind], gamma=0.05, coef0=1.0, degree=3)
-    for X in (rows, rows.astype(np.float32),
+    for X in (rows, rows.astype(np.float32), rows[:3],
               sp.csr_matrix(np.where(np.abs(rows) < 1.0, 0.0, rows))):
-        values = kernel_products(X, squared_norms(X), support,
-                                 squared_norms(support), spec, coef)
-        digest.update(values.tobytes())
+        for vectors in (support, support.astype(np.float32)):
+            values = kernel_products(X, squared_norms(X), vectors,
+                                     squared_norms(support), spec, coef)
+            digest.update(values.tobytes())
 print(SIMD, SIMD_LEVEL, digest.hexdigest())
 """
 

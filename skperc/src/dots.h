@@ -317,6 +317,60 @@ SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
 SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
 #endif
 
+/* out[r] = rows[r] . x for the n rows of length m in C order, where
+   panels would copy them first (the support against the few rows of a
+   prediction): W rows in the lanes of a register, two registers side by
+   side, each square of W rows by W features transposed in registers; the
+   features past a multiple of W one at a time, and the rows past a
+   multiple of W one at a time. Each sum is its row's own, in feature
+   order, one rounding per multiplication and per addition: the bits of
+   the products from panels. */
+#define SKPERC_DOTS_ROWS_BODY(ROW_T, W)                                     \
+    Py_ssize_t r = 0;                                                       \
+    while (r + W <= n) {                                                    \
+        const int groups = r + 2 * W <= n ? 2 : 1;                          \
+        skperc_v##W a[2] = {SKPERC_SPLAT##W(0.0), SKPERC_SPLAT##W(0.0)};    \
+        Py_ssize_t j = 0;                                                   \
+        for (; j + W <= m; j += W)                                          \
+            for (int g = 0; g < groups; g++) {                              \
+                skperc_v##W v[W];                                           \
+                for (int k = 0; k < W; k++)                                 \
+                    v[k] = skperc_load##W##_##ROW_T(                        \
+                        rows + (r + g * W + k) * m + j);                    \
+                skperc_transpose##W(v);                                     \
+                for (int f = 0; f < W; f++)                                 \
+                    a[g] += v[f] * SKPERC_SPLAT##W(x[j + f]);               \
+            }                                                               \
+        for (; j < m; j++)                                                  \
+            for (int g = 0; g < groups; g++) {                              \
+                skperc_v##W c;                                              \
+                for (int k = 0; k < W; k++)                                 \
+                    c[k] = (double)rows[(r + g * W + k) * m + j];           \
+                a[g] += c * SKPERC_SPLAT##W(x[j]);                          \
+            }                                                               \
+        memcpy(out + r, a, groups * sizeof a[0]);                           \
+        r += groups * W;                                                    \
+    }                                                                       \
+    for (; r < n; r++) {                                                    \
+        double sum = 0.0;                                                   \
+        for (Py_ssize_t j = 0; j < m; j++)                                  \
+            sum += (double)rows[r * m + j] * x[j];                          \
+        out[r] = sum;                                                       \
+    }
+
+#ifdef SKPERC_HAVE_LANES
+#define SKPERC_DOTS_ROWS_KERNEL(NAME, TARGET, ROW_T, W)                     \
+    TARGET static void NAME(const ROW_T *rows, Py_ssize_t n, Py_ssize_t m,  \
+                            const double *x, double *out) {                 \
+        SKPERC_DOTS_ROWS_BODY(ROW_T, W)                                     \
+    }
+
+SKPERC_DOTS_ROWS_KERNEL(skperc_dots_rows_avx2, SKPERC_AVX2, double, 4)
+SKPERC_DOTS_ROWS_KERNEL(skperc_dots_rows32_avx2, SKPERC_AVX2, float, 4)
+SKPERC_DOTS_ROWS_KERNEL(skperc_dots_rows_avx512, SKPERC_AVX512, double, 8)
+SKPERC_DOTS_ROWS_KERNEL(skperc_dots_rows32_avx512, SKPERC_AVX512, float, 8)
+#endif
+
 /* The features j < m where x[j] is not +0 (a value that is not 0, or -0),
    in increasing order, into features; returns their count. A product with
    -0 changes no sum, as one with +0; listing it too leaves +0 at every
@@ -394,6 +448,16 @@ static void skperc_dots_row32(const float *row, Py_ssize_t m,
                               const double *xt, Py_ssize_t stride,
                               Py_ssize_t nu, double *out) {
     SKPERC_AT_LEVEL(skperc_dots_row32, (row, m, xt, stride, nu, out))
+}
+
+static void skperc_dots_rows(const double *rows, Py_ssize_t n, Py_ssize_t m,
+                             const double *x, double *out) {
+    SKPERC_AT_LEVEL(skperc_dots_rows, (rows, n, m, x, out))
+}
+
+static void skperc_dots_rows32(const float *rows, Py_ssize_t n, Py_ssize_t m,
+                               const double *x, double *out) {
+    SKPERC_AT_LEVEL(skperc_dots_rows32, (rows, n, m, x, out))
 }
 
 static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
