@@ -1606,13 +1606,15 @@ cdef void _products_by_row(const Kernel* kernel, Py_ssize_t n,
                            const Kernel* vectors, Py_ssize_t n_support,
                            const double* coef, Py_ssize_t k, double* row,
                            double* out, double* x) noexcept nogil:
-    """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the kernel's n dense
-    rows, a row at a time against the dense vectors in C order (dots.h:
-    skperc_dots_rows): the bits of _product_rows (each product summed in
-    feature order, _apply_kernel_row the values of _apply_kernel, each sum
-    over s in its order from +0, skipping the zero coefficients). row
-    (n_support values) and x (a row's n_columns values) are scratch; out
-    holds zeros on entry."""
+    """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the kernel's n rows,
+    dense or CSR, a row at a time against the vectors as they lie: dense
+    ones in C order (dots.h: skperc_dots_rows), CSR ones by their stored
+    values (_row_dots). The bits of _product_rows and of the CSR rows'
+    paths: each product summed in feature order (the zero products that the
+    others skip change no sum), _apply_kernel_row the values of
+    _apply_kernel, each sum over s in its order from +0, skipping the zero
+    coefficients. row (n_support values) and x (a row's n_columns values)
+    are scratch; out holds zeros on entry."""
     cdef Py_ssize_t r, c, s
     cdef double a
     for r in range(n):
@@ -1620,9 +1622,11 @@ cdef void _products_by_row(const Kernel* kernel, Py_ssize_t n,
         if vectors.rows32 != NULL:
             skperc_dots_rows32(vectors.rows32, n_support, vectors.n_columns,
                                x, row)
-        else:
+        elif vectors.rows != NULL:
             skperc_dots_rows(vectors.rows, n_support, vectors.n_columns, x,
                              row)
+        else:
+            _row_dots(vectors, 0, n_support, x, row)
         _apply_kernel_row(kernel, kernel.sq_norms[r], vectors.sq_norms,
                           n_support, row)
         # the problems' sums side by side, which do not wait for one another
@@ -1819,15 +1823,19 @@ def read_by_feature(support, rows=None):
         and BY_FEATURE_READ_COST * rows.nnz * support.nnz < n_vectors * d * d)
 
 
-# Fewer dense rows than this go a row at a time against the support as it
-# lies (_products_by_row), where the columns would compute a panel of
-# SKPERC_PANEL rows for each support vector, mostly padding. Against 500
-# support vectors of 64 features (10 problems), one row took 12 us against
-# 53 us and 5 rows 44 against 65 us; against 3,000 of 20 features, 30
-# against 130 us and 131 to 136 against 157 us; of 100 features, 76 against
-# 361 us and 360 against 391 us, and 6 rows 431 against 414 us
-# (kernel_products alone on standard normal values, medians of 5 x 300
-# calls, one thread, AVX-512).
+# Fewer rows than this go a row at a time against the support as it lies
+# (_products_by_row), where the columns would compute a panel of
+# SKPERC_PANEL rows for each support vector, mostly padding, and CSR rows
+# would copy the whole support first, into panels or by feature. Dense rows,
+# kernel_products alone on standard normal values: against 500 support
+# vectors of 64 features (10 problems), one row took 12 us against 53 us
+# and 5 rows 44 against 65 us; against 3,000 of 20 features, 30 against
+# 130 us and 131 to 136 against 157 us; of 100 features, 76 against 361 us
+# and 360 against 391 us, and 6 rows 431 against 414 us. CSR rows,
+# decision_function with the 6,198 support vectors of the text data of
+# benchmarks/bench_kernel_scale.py (fit on 10,000 examples): one row took
+# 475 to 522 us against 927 to 974 us, 5 rows 1,088 to 1,118 against 1,084
+# to 1,121 us (medians of 5 x 300 or x 50 calls, one thread, AVX-512).
 cdef enum:
     BY_ROW_ROWS = 6
 
@@ -1840,8 +1848,9 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     run_epochs (dense or CSR, float64 or float32, the same bits either
     way), with their squared_norms; summed over the support in its order,
     one kernel column at a time (for CSR rows, with vector instructions,
-    one row at a time: _csr_products; for fewer than BY_ROW_ROWS dense
-    rows, a row at a time too: _products_by_row), the rows split among up to
+    one row at a time: _csr_products, or by feature: _posted_products; for
+    fewer than BY_ROW_ROWS rows, a row at a time against the support as it
+    lies: _products_by_row), the rows split among up to
     ``n_threads`` threads, each with ROWS_PER_THREAD kernel values and
     SKPERC_PANEL rows at least (the same bits for any number)."""
     cdef Kernel kernel, vectors
@@ -1865,6 +1874,14 @@ def kernel_products(rows, const double[::1] sq_norms, support,
         return out.base
     _set_kernel(&kernel, rows, sq_norms, spec, None, np.empty(0))
     _set_kernel(&vectors, support, support_sq_norms, spec, None, np.empty(0))
+    if n < BY_ROW_ROWS and (_lane_bytes(&vectors, n_support) > 0
+                            or vectors.indptr != NULL):
+        column = np.empty(n_support)
+        x = np.empty(d + 1)
+        with nogil:
+            _products_by_row(&kernel, n, &vectors, n_support, &coef[0, 0], k,
+                             &column[0], &out[0, 0], &x[0])
+        return out.base
     if kernel.indptr != NULL and read_by_feature(support, rows):
         _posted_products(&kernel, n, support, support_sq_norms, coef,
                          n_blocks, out)
@@ -1872,13 +1889,6 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     if kernel.indptr != NULL and skperc_dots_many_supported():
         _csr_products(&kernel, n, support, support_sq_norms, coef, n_blocks,
                       out)
-        return out.base
-    if n < BY_ROW_ROWS and _lane_bytes(&vectors, n_support) > 0:
-        column = np.empty(n_support)
-        x = np.empty(d + 1)
-        with nogil:
-            _products_by_row(&kernel, n, &vectors, n_support, &coef[0, 0], k,
-                             &column[0], &out[0, 0], &x[0])
         return out.base
     # the rows are read once per support vector: in panels, for a copy of
     # them (the validation part of early stopping, a batch of partial_fit)

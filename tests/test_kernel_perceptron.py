@@ -329,20 +329,21 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
-def test_products_of_few_dense_rows_a_row_at_a_time_have_the_bits_of_columns(
-    kernel,
-):
-    """Fewer than 6 dense rows go a row at a time against the support as it
-    lies, its vectors in the lanes of a register, two registers side by
-    side (here 45 support vectors: 32 in pairs of registers of 8 lanes,
-    then 8 in one, then 5 alone, or 40 in pairs of 4 lanes, 4, then 1; on
-    37 features: 4 squares of 8 and 5 alone, or 9 of 4 and 1; the AVX2
-    lanes in tests/test_simd_levels.py): every value is still the sum over the
-    support, in its order, of the columns the loop computes, bit for bit,
-    float64 or float32 rows and support, coefficients of 0 among the
-    others, for 1 to 5 rows and for 6 and 7 (the columns)."""
+def test_products_of_few_rows_a_row_at_a_time_have_the_bits_of_columns(kernel):
+    """Fewer than 6 rows go a row at a time against the support as it
+    lies: a dense support with its vectors in the lanes of a register, two
+    registers side by side (here 45 support vectors: 32 in pairs of
+    registers of 8 lanes, then 8 in one, then 5 alone, or 40 in pairs of 4
+    lanes, 4, then 1; on 37 features: 4 squares of 8 and 5 alone, or 9 of
+    4 and 1; the AVX2 lanes in tests/test_simd_levels.py), a CSR support by
+    its vectors' stored values. Every value is still the sum over the
+    support, in its order, of the columns the loop computes, bit for bit:
+    dense or CSR rows and support (half their values 0), float64 or
+    float32, coefficients of 0 among the others, for 1 to 5 rows and for 6
+    and 7 (the columns)."""
     rng = np.random.RandomState(13)
     X = rng.randn(300, 37).astype(np.float32).astype(np.float64)
+    X[rng.rand(*X.shape) < 0.5] = 0.0
     sq_norms = squared_norms(X)
     spec = dict(kind=_COMPILED_KERNELS[kernel], gamma=0.02, coef0=0.5, degree=3)
     support = rng.choice(300, 45, replace=False)
@@ -351,14 +352,20 @@ def test_products_of_few_dense_rows_a_row_at_a_time_have_the_bits_of_columns(
     expected = np.zeros((3, len(X)))
     for s, j in enumerate(support):
         expected += coef[:, [s]] * kernel_column(X, sq_norms, spec, j)
+    forms = [
+        lambda rows: rows,
+        lambda rows: rows.astype(np.float32),
+        sp.csr_matrix,
+        lambda rows: sp.csr_matrix(rows, dtype=np.float32),
+    ]
     for n in range(1, 8):
         rows = rng.choice(300, n, replace=False)
-        for dtype in [np.float64, np.float32]:
-            for vectors in [X[support], X[support].astype(np.float32)]:
+        for form in forms:
+            for support_form in forms:
                 products = kernel_products(
-                    X[rows].astype(dtype),
+                    form(X[rows]),
                     sq_norms[rows],
-                    vectors,
+                    support_form(X[support]),
                     sq_norms[support],
                     spec,
                     coef,

@@ -68,9 +68,11 @@ support = rows[rng.choice(700, 90, replace=False)]
 coef = rng.standard_normal((2, 90))
 for kind in ("rbf", "poly"):
     spec = dict(kind=_COMPILED_KERNELS[kind], gamma=0.05, coef0=1.0, degree=3)
-    for X in (rows, rows.astype(np.float32), rows[:3],
-              sp.csr_matrix(np.where(np.abs(rows) < 1.0, 0.0, rows))):
-        for vectors in (support, support.astype(np.float32)):
+    sparse_rows = sp.csr_matrix(np.where(np.abs(rows) < 1.0, 0.0, rows))
+    for X in (rows, rows.astype(np.float32), rows[:3], sparse_rows,
+              sparse_rows[:3]):
+        for vectors in (support, support.astype(np.float32),
+                        sp.csr_matrix(support)):
             values = kernel_products(X, squared_norms(X), vectors,
                                      squared_norms(support), spec, coef)
             digest.update(values.tobytes())
