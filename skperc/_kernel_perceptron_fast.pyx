@@ -200,8 +200,12 @@ cdef void _row_dots(const Kernel* kernel, Py_ssize_t lo, Py_ssize_t hi,
     elif kernel.indptr != NULL:
         _sparse_dots(kernel.values, kernel.indices, kernel.indptr + lo,
                      hi - lo, x, out + lo)
+    elif kernel.rows32 != NULL and skperc_dots_many_supported():
+        skperc_dots_rows32(kernel.rows32 + lo * m, hi - lo, m, x, out + lo)
     elif kernel.rows32 != NULL:
         _dots(kernel.rows32 + lo * m, hi - lo, m, x, out + lo)
+    elif skperc_dots_many_supported():
+        skperc_dots_rows(kernel.rows + lo * m, hi - lo, m, x, out + lo)
     else:
         _dots(kernel.rows + lo * m, hi - lo, m, x, out + lo)
 
@@ -1607,9 +1611,9 @@ cdef void _products_by_row(const Kernel* kernel, Py_ssize_t n,
                            const double* coef, Py_ssize_t k, double* row,
                            double* out, double* x) noexcept nogil:
     """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the kernel's n rows,
-    dense or CSR, a row at a time against the vectors as they lie: dense
-    ones in C order (dots.h: skperc_dots_rows), CSR ones by their stored
-    values (_row_dots). The bits of _product_rows and of the CSR rows'
+    dense or CSR, a row at a time against the vectors as they lie
+    (_row_dots: dense ones in vector lanes, CSR ones by their stored
+    values). The bits of _product_rows and of the CSR rows'
     paths: each product summed in feature order (the zero products that the
     others skip change no sum), _apply_kernel_row the values of
     _apply_kernel, each sum over s in its order from +0, skipping the zero
@@ -1619,14 +1623,7 @@ cdef void _products_by_row(const Kernel* kernel, Py_ssize_t n,
     cdef double a
     for r in range(n):
         _point(kernel, r, x)
-        if vectors.rows32 != NULL:
-            skperc_dots_rows32(vectors.rows32, n_support, vectors.n_columns,
-                               x, row)
-        elif vectors.rows != NULL:
-            skperc_dots_rows(vectors.rows, n_support, vectors.n_columns, x,
-                             row)
-        else:
-            _row_dots(vectors, 0, n_support, x, row)
+        _row_dots(vectors, 0, n_support, x, row)
         _apply_kernel_row(kernel, kernel.sq_norms[r], vectors.sq_norms,
                           n_support, row)
         # the problems' sums side by side, which do not wait for one another
