@@ -26,6 +26,7 @@ from ._compat import (
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
 from ._margin_perceptron_fast import (
+    check_indices,
     row_moments,
     scaled_norms,
     smallest_margins,
@@ -135,15 +136,28 @@ def first_class(classes):
 
 
 def check_sparse_structure(X):
-    """Raise ValueError if X is a sparse matrix whose indices lie outside its
-    shape: SciPy builds such a matrix without complaint, and reading it as
-    it is sends a loop, compiled or SciPy's own, out of bounds. O(nnz)."""
-    if sp.issparse(X):
-        try:
-            X.check_format(full_check=True)
-        except ValueError as error:
-            raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
-    return X
+    """Return X; raise ValueError first if it is a sparse matrix whose
+    indices lie outside its shape: SciPy builds such a matrix without
+    complaint, and reading it as it is sends a loop, compiled or SciPy's
+    own, out of bounds. O(nnz). A sparse X whose index arrays are not two
+    native int32 or two native int64 arrays (of two types, big-endian,
+    strided) comes back as a new matrix of its values with both copied to
+    one type, which the loops take; the caller's stay as they are."""
+    if not sp.issparse(X):
+        return X
+    try:
+        # the sizes of the arrays and the ends of indptr
+        X.check_format(full_check=False)
+    except ValueError as error:
+        raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
+    narrow = X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
+    index = np.int32 if narrow else np.int64
+    indices = np.ascontiguousarray(X.indices, dtype=index)
+    indptr = np.ascontiguousarray(X.indptr, dtype=index)
+    check_indices(indices, indptr, X.shape[1])
+    if indices is X.indices and indptr is X.indptr:
+        return X
+    return type(X)((X.data, indices, indptr), shape=X.shape)
 
 
 # Below this magnitude every product of two floats is subnormal or 0.
@@ -408,7 +422,7 @@ class LinearPredictMixin(DecisionPredictMixin):
         X = validate_data(
             self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
         )
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
             if X.dtype == np.float64:
@@ -575,7 +589,7 @@ class BasePerceptron(
         warm = self.warm_start and hasattr(self, "classes_")
         # A warm start keeps the features of the run it continues.
         X, y = validate_data(self, X, y, reset=not warm, **self._validation())
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         X = self._check_input(X, warm)
         classes, codes = encode_labels(y)
         if warm and not np.array_equal(classes, self.classes_):
@@ -625,7 +639,7 @@ class BasePerceptron(
         schedule = checked_schedule(self.beta, self.alpha)
         first_call = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first_call, **self._validation())
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         X = self._check_input(X, not first_call)
         check_classification_targets(y)
         run_classes, codes = partial_fit_codes(self, y, classes, first_call)

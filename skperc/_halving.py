@@ -381,9 +381,9 @@ class HalvingClassifier(
             self, X, y, reset=reset, accept_sparse=accept_sparse, **_VALIDATION
         )
         X = validated[0] if isinstance(validated, tuple) else validated
-        if sp.issparse(check_sparse_structure(X)):
+        if sp.issparse(X):
             # duplicate entries add up; the loops read each entry once
-            X = canonical(X)
+            X = canonical(check_sparse_structure(X))
             validated = (X, validated[1]) if isinstance(validated, tuple) else X
         return validated
 

@@ -417,7 +417,7 @@ class LinearProgramClassifier(
         """
         previous = dict(self.__dict__)
         X, y = validate_data(self, X, y, **_VALIDATION)
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         X = canonical(X)
         check_classification_targets(y)
         sample_weight = _check_sample_weight(

@@ -523,7 +523,7 @@ class MarginMLPClassifier(
         continuing = hasattr(self, "coefs_") and (incremental or self.warm_start)
         # A continued run keeps the features and classes it started with.
         X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         check_classification_targets(y)
         run_classes = self._run_classes(y, classes, continuing, incremental)
         codes = np.searchsorted(run_classes, y)

@@ -1099,7 +1099,7 @@ class ParameterMixingClassifier(
         spans = list(zip(bounds[:-1], bounds[1:], strict=True))
         with ThreadPoolExecutor(n_shards) as pool:
             _check_finite(pool, n_shards, self, X)
-            check_sparse_structure(X)
+            X = check_sparse_structure(X)
             if reset:
                 # a new run refuses input whose products underflow, as the
                 # estimator's own fit does

@@ -158,6 +158,16 @@ def _wide_index_csr(X):
     return X
 
 
+def _odd_index_csr(X):
+    """CSR whose index arrays are of two types: big-endian 32-bit column
+    indices, a strided view, and native 64-bit row pointers."""
+    X = sp.csr_matrix(X)
+    indices = np.empty(2 * X.nnz, dtype=">i4")
+    indices[::2] = X.indices
+    X.indices, X.indptr = indices[::2], X.indptr.astype(np.int64)
+    return X
+
+
 DENSE_FORMATS = {
     "C": np.ascontiguousarray,
     "Fortran": np.asfortranarray,
@@ -173,6 +183,7 @@ SPARSE_FORMATS = {
     "CSR, not canonical": _noncanonical_csr,
     "CSR, read-only": lambda X: _read_only(sp.csr_matrix(X)),
     "CSR, 64-bit indices": _wide_index_csr,
+    "CSR, odd index arrays": _odd_index_csr,
 }
 FORMATS = {**DENSE_FORMATS, **SPARSE_FORMATS}
 
@@ -666,14 +677,21 @@ def _malformed_csr(bad_index):
     )
 
 
-@pytest.mark.parametrize("bad_index", [10**7, -1])
+@pytest.mark.parametrize("malformed", [10**7, -1, "decreasing indptr"])
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
-def test_malformed_csr_is_refused(estimator, bad_index):
+def test_malformed_csr_is_refused(estimator, malformed):
     if not estimator.__sklearn_tags__().input_tags.sparse:
         pytest.skip("the estimator refuses sparse input altogether")
-    X = _malformed_csr(bad_index)
+    if malformed == "decreasing indptr":
+        X = sp.csr_matrix(
+            (np.ones(4), np.array([0, 1, 2, 3]), np.array([0, 3, 1, 4])),
+            shape=(3, 5),
+        )
+    else:
+        X = _malformed_csr(malformed)
+    y = np.arange(X.shape[0]) % 2
     with pytest.raises(ValueError, match="malformed"):
-        clone(estimator).fit(X, [0, 1])
+        clone(estimator).fit(X, y)
     good = sp.csr_matrix(np.eye(5)[[0, 1, 2, 3]] + 0.5)
     fitted = clone(estimator).fit(good, [0, 1, 0, 1])
     with pytest.raises(ValueError, match="malformed"):
@@ -694,3 +712,25 @@ def test_sparse_input_of_64_bit_indices_is_taken(estimator):
     wide = clone(seeded).fit(_wide_index_csr(X), y)
     narrow = clone(seeded).fit(sp.csr_matrix(X), y)
     np.testing.assert_array_equal(wide.predict(_wide_index_csr(X)), narrow.predict(X))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_csr_input_of_odd_index_arrays_is_taken_as_it_is(estimator):
+    """Index arrays of two types, one big-endian and strided, give the model
+    and predictions of plain CSR input, and stay as they were: SciPy's
+    check of the structure, which the estimators ran before, converted them
+    in the caller's matrix, and a strided one was refused."""
+    if not estimator.__sklearn_tags__().input_tags.sparse:
+        pytest.skip("the estimator refuses sparse input altogether")
+    rng = np.random.RandomState(0)
+    X = rng.rand(50, 6) * (rng.rand(50, 6) < 0.5)
+    y = np.arange(50) % 2
+    seeded = clone(estimator)
+    if "random_state" in seeded.get_params():
+        seeded.set_params(random_state=0)
+    odd = _odd_index_csr(X)
+    before = _snapshot(odd)
+    fitted = clone(seeded).fit(odd, y)
+    plain = clone(seeded).fit(sp.csr_matrix(X), y)
+    assert_array_equal(fitted.predict(odd), plain.predict(X))
+    _assert_untouched(odd, before)
