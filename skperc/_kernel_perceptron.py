@@ -1892,8 +1892,8 @@ class KernelPerceptron(BasePerceptron):
         n_threads = thread_count(self.n_jobs)
         spec = self._kernel_spec(_COMPILED_KERNELS[self.kernel])
         if reading is None:
-            reading = _support_reading(support, sp.issparse(X))
-        support_sq_norms, columns = reading
+            reading = _support_reading(support)
+        support_sq_norms, columns, indices_on_columns = reading
         coef = np.ascontiguousarray(coef)
         products = np.empty((X.shape[0] if rows is None else len(rows), len(coef)))
         # Rows are taken and copied into panels (dense) a chunk at a time,
@@ -1904,15 +1904,15 @@ class KernelPerceptron(BasePerceptron):
             row_bytes=_product_row_bytes(X, len(coef)),
             max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
-        # CSR rows meet the support on its features alone when those are few
-        # (their squared norms taken over all of theirs): the products copy
-        # the support into panels for each chunk
+        # CSR rows meet a CSR support on its features alone when those are
+        # few (their squared norms taken over all of theirs)
         if not sp.issparse(X):
             columns = None
-        if columns is not None and sp.issparse(support):
-            support = _on_columns(support, columns)
-        elif columns is not None:
-            support = np.ascontiguousarray(support[:, columns])
+        if columns is not None:
+            support = sp.csr_matrix(
+                (support.data, indices_on_columns, support.indptr),
+                shape=(support.shape[0], len(columns)),
+            )
         for chunk in batches(len(products), chunk_rows):
             part = X[chunk] if rows is None else X[rows[chunk]]
             sq_norms = squared_norms(part)
@@ -2097,21 +2097,25 @@ def _stored_columns(*matrices):
     return np.flatnonzero(used)
 
 
-def _support_reading(support, sparse_rows=True):
+def _support_reading(support):
     """What the products of rows with the vectors ``support`` read of it
     besides its vectors, the same at every call, which a fit keeps for
-    decision_function: its squared norms, and, for CSR rows
-    (``sparse_rows``), the features they meet it on (_few_columns), else
-    None. On one row of the text data of benchmarks/bench_kernel_scale.py
-    against the 6,198 support vectors of a fit on 10,000 examples, they
-    took nearly half of the call."""
-    return squared_norms(support), _few_columns(support) if sparse_rows else None
+    decision_function: its squared norms and, for a CSR support stored on
+    few features (_few_columns), those features and its column indices
+    renumbered on them, else None and None. On one row of the text data of
+    benchmarks/bench_kernel_scale.py against the 6,198 support vectors of
+    a fit on 10,000 examples, the norms and the features took nearly half
+    of the call; on the vocabulary data, renumbering the indices half of
+    it."""
+    columns = _few_columns(support) if sp.issparse(support) else None
+    indices = None if columns is None else _on_columns(support, columns).indices
+    return squared_norms(support), columns, indices
 
 
 def _few_columns(matrix):
     """_stored_columns(matrix) when they are at most half of its columns,
     else None: a product of CSR rows restricted to them costs a copy of the
-    other side on them, which pays on fewer columns only (on the text data
+    rows on them, which pays on fewer columns only (on the text data
     of ``benchmarks/bench_kernel_scale.py``, where they are most of them,
     it measured up to 10% slower)."""
     columns = _stored_columns(matrix)
@@ -2128,10 +2132,16 @@ def _on_columns(X, columns):
     text, a few thousand of 2**20."""
     if len(columns) == X.shape[1]:
         return X
-    number = np.full(X.shape[1], -1, dtype=X.indices.dtype)
-    number[columns] = np.arange(len(columns), dtype=X.indices.dtype)
-    index = number[X.indices]
-    kept = index >= 0
+    if X.nnz * len(columns).bit_length() < X.shape[1]:
+        # few values (a row to predict): each is looked up among the
+        # columns by bisection, where a map of the features costs them all
+        index = np.searchsorted(columns, X.indices).astype(X.indices.dtype)
+        kept = columns.take(index, mode="clip") == X.indices
+    else:
+        number = np.full(X.shape[1], -1, dtype=X.indices.dtype)
+        number[columns] = np.arange(len(columns), dtype=X.indices.dtype)
+        index = number[X.indices]
+        kept = index >= 0
     # the values kept before each row's start
     indptr = np.concatenate([[0], np.cumsum(kept)])[X.indptr]
     return sp.csr_matrix(

@@ -22,6 +22,7 @@ from skperc._kernel_budget_fast import support_block_rows
 from skperc._kernel_perceptron import (
     _COMPILED_KERNELS,
     _class_order,
+    _on_columns,
     _support_reading,
 )
 from skperc._kernel_perceptron_fast import (
@@ -457,12 +458,13 @@ def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
 @pytest.mark.parametrize("budget", [None, 40])
 @pytest.mark.parametrize("form", ["dense", "csr"])
 def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form):
-    """decision_function reads the squared norms of the support vectors, and
-    the features that CSR rows meet them on, as the fit kept them: after
-    fit and after each partial_fit, what support_vectors_ as they stand
-    give, and decision values of the bits of products that compute them
-    afresh, for dense and CSR rows. On word counts spread among 20 times
-    their columns, which the support meets on a few of them."""
+    """decision_function reads the squared norms of the support vectors and,
+    of a CSR support, the features that CSR rows meet them on and its
+    indices renumbered on them, as the fit kept them: after fit and after
+    each partial_fit, what support_vectors_ as they stand give, and
+    decision values of the bits of products that compute them afresh, for
+    dense and CSR rows. On word counts spread among 20 times their
+    columns, which the support meets on a few of them."""
     X, y, _ = word_rows(600, 300, 8)
     X, _ = spread_columns(X, 6000)
     if form == "dense":
@@ -474,14 +476,44 @@ def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form)
         for call in range(2):
             if call:
                 model.partial_fit(X[200 * call : 200 * (call + 1)], y[:200])
-            kept_norms, kept_columns = model._support_reading
-            norms, columns = _support_reading(model.support_vectors_)
+            kept_norms, kept_columns, kept_indices = model._support_reading
+            norms, columns, indices = _support_reading(model.support_vectors_)
             assert kept_norms.tobytes() == norms.tobytes()
-            assert_array_equal(kept_columns, columns)
-            assert len(columns) < X.shape[1] // 10
+            if form == "dense":
+                # a dense support is read whole
+                assert kept_columns is columns is kept_indices is indices is None
+            else:
+                assert_array_equal(kept_columns, columns)
+                assert_array_equal(kept_indices, indices)
+                assert len(columns) < X.shape[1] // 10
+                support = model.support_vectors_
+                assert_array_equal(columns[indices], support.indices)
             for rows in (X[400:], sp.csr_matrix(X[400:])):
                 fresh = model._products(rows, model.support_vectors_, model.dual_coef_)
                 assert model.decision_function(rows).tobytes() == fresh.tobytes()
+
+
+@pytest.mark.parametrize("n_rows", [1, 3, 40, 400])
+def test_csr_rows_on_columns_are_their_values_there(n_rows):
+    """_on_columns keeps each row's values at the features ``columns``,
+    renumbered in order, sorted, and leaves out the others: by bisection
+    among the columns for a few rows, by a map of the features for many;
+    of two rows or more, the last stores nothing, and the first only
+    values left out."""
+    rng = np.random.RandomState(n_rows)
+    X = sp.random(n_rows, 5000, density=0.01, format="csr", random_state=rng)
+    X = X.toarray()
+    columns = np.flatnonzero(rng.rand(5000) < 0.3)
+    if n_rows > 1:
+        X[-1] = 0
+        X[0, columns] = 0
+    X = sp.csr_matrix(X)
+    few = X.nnz * len(columns).bit_length() < X.shape[1]
+    assert few == (n_rows < 40)
+    on_columns = _on_columns(X, columns)
+    assert on_columns.shape == (n_rows, len(columns))
+    assert on_columns.has_sorted_indices
+    assert_array_equal(on_columns.toarray(), X.toarray()[:, columns])
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
