@@ -136,28 +136,50 @@ def first_class(classes):
 
 
 def check_sparse_structure(X):
-    """Return X; raise ValueError first if it is a sparse matrix whose
-    indices lie outside its shape: SciPy builds such a matrix without
-    complaint, and reading it as it is sends a loop, compiled or SciPy's
-    own, out of bounds. O(nnz). A sparse X whose index arrays are not two
-    native int32 or two native int64 arrays (of two types, big-endian,
-    strided) comes back as a new matrix of its values with both copied to
-    one type, which the loops take; the caller's stay as they are."""
+    """Return X; raise ValueError first if it is a CSR matrix whose arrays
+    do not describe its shape or whose indices lie outside it: SciPy builds
+    such a matrix without complaint, and reading it as it is sends a loop,
+    compiled or SciPy's own, out of bounds. O(nnz), on the caller's arrays
+    as they are (SciPy's check_format converts them in place, in some
+    versions even without its full check). A CSR X whose index arrays are
+    not two native int32 or two native int64 arrays (of two types,
+    big-endian, strided), or whose arrays run past its last row, comes
+    back as a new matrix of its values, with both index arrays in one
+    type, which the loops take."""
     if not sp.issparse(X):
         return X
-    try:
-        # the sizes of the arrays and the ends of indptr
-        X.check_format(full_check=False)
-    except ValueError as error:
-        raise ValueError(f"X is a malformed CSR matrix: {error}.") from None
-    narrow = X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+        problem = "its data, indices and indptr are not all 1-D"
+    elif len(indptr) != X.shape[0] + 1:
+        problem = f"its indptr holds {len(indptr)} values, not {X.shape[0] + 1}"
+    elif len(indices) != len(data):
+        problem = f"its indices and data hold {len(indices)} and {len(data)} values"
+    elif indptr[0] != 0 or not 0 <= indptr[-1] <= len(indices):
+        problem = (
+            f"its indptr runs from {indptr[0]} to {indptr[-1]}, where it runs "
+            f"from 0 to at most {len(indices)}, the number of its values"
+        )
+    else:
+        problem = None
+    if problem is not None:
+        raise ValueError(
+            f"X is a malformed CSR matrix: {problem}. Rebuild it, e.g. with "
+            "scipy.sparse.csr_matrix((data, indices, indptr), shape=...) and "
+            "check_format()."
+        )
+    nnz = int(indptr[-1])
+    if len(indices) > nnz:
+        # values past the last row belong to no row
+        data, indices = data[:nnz], indices[:nnz]
+    narrow = indices.dtype == np.int32 and indptr.dtype == np.int32
     index = np.int32 if narrow else np.int64
-    indices = np.ascontiguousarray(X.indices, dtype=index)
-    indptr = np.ascontiguousarray(X.indptr, dtype=index)
+    indices = np.ascontiguousarray(indices, dtype=index)
+    indptr = np.ascontiguousarray(indptr, dtype=index)
     check_indices(indices, indptr, X.shape[1])
-    if indices is X.indices and indptr is X.indptr:
+    if data is X.data and indices is X.indices and indptr is X.indptr:
         return X
-    return type(X)((X.data, indices, indptr), shape=X.shape)
+    return type(X)((data, indices, indptr), shape=X.shape)
 
 
 # Below this magnitude every product of two floats is subnormal or 0.

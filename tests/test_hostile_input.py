@@ -677,7 +677,9 @@ def _malformed_csr(bad_index):
     )
 
 
-@pytest.mark.parametrize("malformed", [10**7, -1, "decreasing indptr"])
+@pytest.mark.parametrize(
+    "malformed", [10**7, -1, "decreasing indptr", "short indptr", "indptr past data"]
+)
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
 def test_malformed_csr_is_refused(estimator, malformed):
     if not estimator.__sklearn_tags__().input_tags.sparse:
@@ -687,6 +689,12 @@ def test_malformed_csr_is_refused(estimator, malformed):
             (np.ones(4), np.array([0, 1, 2, 3]), np.array([0, 3, 1, 4])),
             shape=(3, 5),
         )
+    elif malformed == "short indptr":
+        X = _malformed_csr(1)
+        X.indptr = X.indptr[:-1]
+    elif malformed == "indptr past data":
+        X = _malformed_csr(1)
+        X.indptr = np.array([0, 2, 5])
     else:
         X = _malformed_csr(malformed)
     y = np.arange(X.shape[0]) % 2
