@@ -8,14 +8,15 @@ support vector, so on data that is not separable its support, and the cost
 of each prediction, grow with the sample. A ``budget`` caps the support.
 When it is full, ``budget_strategy="remove"`` forgets the oldest support
 vector (the budget perceptrons' rule), ``budget_strategy="merge"`` (the
-RBF kernel, the default) merges two support vectors of a class into one
-point between them, chosen so that the function changes least (budgeted
-SGD, Wang, Crammer and Vucetic, 2012), and ``budget_strategy="project"``
-(any positive semi-definite kernel) hands the coefficient of the support
-vector it removes to its nearest neighbours, as the projection of its
-kernel function onto their span (the update of the Projectron, Orabona,
-Keshet and Caputo, 2009). Here are the accuracy of each strategy against
-the budget, and what each keeps of a two-dimensional sample.
+RBF kernel) merges two support vectors of a class into one point between
+them, chosen so that the function changes least (budgeted SGD, Wang,
+Crammer and Vucetic, 2012), and ``budget_strategy="project"`` (any positive
+semi-definite kernel) hands the coefficient of the support vector it
+removes to its nearest neighbours, as the projection of its kernel function
+onto their span (the update of the Projectron, Orabona, Keshet and Caputo,
+2009). The default, ``"auto"``, merges with the RBF kernel and projects
+with the other kernels that project. Here are the accuracy of each strategy
+against the budget, and what each keeps of a two-dimensional sample.
 """
 
 # %%

@@ -652,8 +652,12 @@ class KernelPerceptron(BasePerceptron):
         500 fitted in 13 s on one (the user guide compares both with SVC
         and Nystroem).
 
-    budget_strategy : {"merge", "project", "remove"}, default="merge"
-        How a full budget makes room. ``"merge"`` (the RBF kernel only) merges
+    budget_strategy : {"auto", "merge", "project", "remove"}, default="auto"
+        How a full budget makes room. ``"auto"`` takes the one of the three
+        below that keeps the most accuracy with the kernel: ``"merge"`` with
+        the RBF kernel, ``"project"`` with the other kernels that project,
+        ``"remove"`` with the rest (an explicit strategy that the kernel lacks
+        is refused). ``"merge"`` (the RBF kernel only) merges
         the support vector of the smallest coefficients (the newest of those)
         with one of the 8 nearest vectors of its class (the largest kernel
         values): the one whose merge at the point that weighs the two by their
@@ -1023,7 +1027,7 @@ class KernelPerceptron(BasePerceptron):
             StrOptions({"auto"}),
         ],
         "budget": [Interval(Integral, 1, np.iinfo(np.intp).max, closed="both"), None],
-        "budget_strategy": [StrOptions(set(_BUDGET_STRATEGIES))],
+        "budget_strategy": [StrOptions(set(_BUDGET_STRATEGIES) | {"auto"})],
         "cache_size": [Interval(Real, 0, None, closed="neither")],
         "early_stopping": ["boolean", StrOptions({"auto"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -1048,7 +1052,7 @@ class KernelPerceptron(BasePerceptron):
         random_state=None,
         average="auto",
         budget=None,
-        budget_strategy="merge",
+        budget_strategy="auto",
         cache_size=200,
         class_weight=None,
         warm_start=False,
@@ -1137,6 +1141,7 @@ class KernelPerceptron(BasePerceptron):
 
     def _check_input(self, X, warm):
         if self.budget is not None:
+            # a strategy the kernel lacks is refused; "auto" takes one it has
             if self.budget_strategy == "merge" and self.kernel != "rbf":
                 raise ValueError(
                     "budget_strategy='merge' merges support vectors under the "
@@ -1411,7 +1416,7 @@ class KernelPerceptron(BasePerceptron):
         (``budget_binds``) wanders from epoch to epoch: that of merging or
         removal, whose full budget keeps the last function moving, where
         projection's creeps up (see _BUDGETED_AUTO_PATIENCE)."""
-        return budget_binds and self.budget_strategy != "project"
+        return budget_binds and self._budget_strategy() != "project"
 
     def _early_stopping(self, X, budget_binds):
         """Whether fit on X stops on a validation split, in the budgeted
@@ -1594,6 +1599,16 @@ class KernelPerceptron(BasePerceptron):
                 return np.zeros(len(stopped), dtype=bool)
         return super()._averaged(stopped)
 
+    def _budget_strategy(self):
+        """``budget_strategy``, or for ``"auto"`` the strategy that keeps the
+        most accuracy with this kernel: merging with the RBF kernel, else
+        projection where it projects (_projects), else removal."""
+        if self.budget_strategy != "auto":
+            return self.budget_strategy
+        if self.kernel == "rbf":
+            return "merge"
+        return "project" if self._projects() else "remove"
+
     def _projects(self):
         """Whether budget_strategy="project" can project with this kernel:
         one that the budgeted loop computes and whose kernel matrices are
@@ -1669,7 +1684,7 @@ class KernelPerceptron(BasePerceptron):
                 support,
                 counters,
                 self.budget,
-                _BUDGET_STRATEGIES[self.budget_strategy]
+                _BUDGET_STRATEGIES[self._budget_strategy()]
                 if strategy is None
                 else strategy,
                 schedule,

@@ -702,7 +702,7 @@ def test_an_error_of_the_schedule_leaves_the_threads(n_jobs):
 def test_merge_needs_the_rbf_kernel_and_projection_a_compiled_one():
     X, y = noisy_sample()
     with pytest.raises(ValueError, match="budget_strategy='project'"):
-        KernelPerceptron(kernel="poly", budget=5).fit(X, y)
+        KernelPerceptron(kernel="poly", budget=5, budget_strategy="merge").fit(X, y)
     # projections onto the support of a kernel that is not positive
     # semi-definite grow without bound: the sigmoid kernel overflows f(x) on
     # this sample with a budget of 5
@@ -727,6 +727,52 @@ def test_merge_needs_the_rbf_kernel_and_projection_a_compiled_one():
             assert len(fitted.support_) <= 5
     KernelPerceptron(kernel="sigmoid", budget=5, budget_strategy="remove").fit(X, y)
     KernelPerceptron(kernel="laplacian", budget=5, budget_strategy="remove").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "kernel_params, strategy",
+    [
+        (dict(kernel="rbf"), "merge"),
+        (dict(kernel="linear"), "project"),
+        (dict(kernel="poly"), "project"),
+        (dict(kernel="polynomial", degree=2), "project"),
+        (dict(kernel="poly", coef0=-1.0), "remove"),
+        (dict(kernel="poly", degree=2.5), "remove"),
+        (dict(kernel="sigmoid"), "remove"),
+        (dict(kernel="laplacian"), "remove"),
+        (dict(kernel="precomputed"), "remove"),
+    ],
+)
+def test_the_default_strategy_is_the_best_the_kernel_has(kernel_params, strategy):
+    """budget_strategy="auto" merges under the RBF kernel, projects under the
+    kernels that project, and removes under the others, where an explicit
+    strategy the kernel lacks is refused: the model of the strategy it
+    names, bit for bit, on a sample whose support the budget of 5 binds
+    and where the other strategies give another model."""
+    X, y = noisy_sample()
+    if kernel_params["kernel"] == "precomputed":
+        X = rbf_kernel(X)
+    if kernel_params.get("degree") == 2.5:
+        # a non-integer power of a negative base is NaN
+        X = np.abs(X)
+    params = dict(kernel_params, budget=5, max_iter=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        default = KernelPerceptron(**params).fit(X, y)
+        named = KernelPerceptron(**params, budget_strategy=strategy).fit(X, y)
+        others = []
+        for other in {"merge", "project", "remove"} - {strategy}:
+            try:
+                others.append(
+                    KernelPerceptron(**params, budget_strategy=other).fit(X, y)
+                )
+            except ValueError:
+                continue
+    assert default.get_params()["budget_strategy"] == "auto"
+    assert_array_equal(default.support_, named.support_)
+    assert default.dual_coef_.tobytes() == named.dual_coef_.tobytes()
+    for model in others:
+        assert model.dual_coef_.tobytes() != named.dual_coef_.tobytes()
 
 
 def test_unknown_strategy_is_refused_before_work():
