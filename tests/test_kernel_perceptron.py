@@ -463,8 +463,9 @@ def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form)
     indices renumbered on them, as the fit kept them: after fit and after
     each partial_fit, what support_vectors_ as they stand give, and
     decision values of the bits of products that compute them afresh, for
-    dense and CSR rows. On word counts spread among 20 times their
-    columns, which the support meets on a few of them."""
+    dense and CSR rows, from the model and from its pickle. On word counts
+    spread among 20 times their columns, which the support meets on a few
+    of them."""
     X, y, _ = word_rows(600, 300, 8)
     X, _ = spread_columns(X, 6000)
     if form == "dense":
@@ -488,9 +489,11 @@ def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form)
                 assert len(columns) < X.shape[1] // 10
                 support = model.support_vectors_
                 assert_array_equal(columns[indices], support.indices)
+            loaded = pickle.loads(pickle.dumps(model))
             for rows in (X[400:], sp.csr_matrix(X[400:])):
                 fresh = model._products(rows, model.support_vectors_, model.dual_coef_)
                 assert model.decision_function(rows).tobytes() == fresh.tobytes()
+                assert loaded.decision_function(rows).tobytes() == fresh.tobytes()
 
 
 @pytest.mark.parametrize("n_rows", [1, 3, 40, 400])
