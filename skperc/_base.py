@@ -1,6 +1,7 @@
 """What the classifiers share: labels, predictions from decision values, the
 linear decision function, and the fit sequence of the two perceptrons."""
 
+import functools
 import warnings
 from numbers import Integral, Real
 
@@ -133,6 +134,18 @@ def first_class(classes):
     """The code of the positive class of problem 0: classes_[1] of a binary
     problem is +1."""
     return 1 if len(classes) == 2 else 0
+
+
+def _draw_seed(rng):
+    """A seed of the compiled loop's shuffling, drawn from ``rng``."""
+    return int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64))
+
+
+@functools.lru_cache(maxsize=256)
+def _first_draw(seed):
+    """_draw_seed of a new RandomState(seed), the same at every call: building
+    one took 90 us of a 720 us partial_fit of MarginPerceptron on 100 rows."""
+    return _draw_seed(np.random.RandomState(seed))
 
 
 def check_sparse_structure(X):
@@ -692,12 +705,11 @@ class BasePerceptron(
         return weight
 
     def _run_seed(self):
-        """The seed of the compiled loop's shuffling for this call."""
-        return int(
-            check_random_state(self.random_state).randint(
-                np.iinfo(np.int64).max, dtype=np.int64
-            )
-        )
+        """The seed of the compiled loop's shuffling for this call: the
+        first draw of check_random_state(random_state)."""
+        if isinstance(self.random_state, Integral):
+            return _first_draw(int(self.random_state))
+        return _draw_seed(check_random_state(self.random_state))
 
     def _control(
         self, max_iter, stop_when_separated, seed=None, first_epoch=0, rule=True

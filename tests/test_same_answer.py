@@ -24,10 +24,10 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import get_tags
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from skperc import KernelPerceptron, MarginMLPClassifier
+from skperc import KernelPerceptron, MarginMLPClassifier, MarginPerceptron
 from skperc import _atomic as atomic
 from skperc import _kernel_perceptron as kernel_perceptron
 from skperc._kernel_perceptron import _COMPILED_KERNELS, _product_row_bytes
@@ -181,6 +181,25 @@ def test_same_seed_same_model(estimator):
         first = _fit(clone(shuffled).set_params(random_state=7), X, y)
         other = _fit(clone(shuffled).set_params(random_state=8), X, y)
         assert _models_differ(first, other, X_test)
+
+
+@pytest.mark.parametrize("random_state", [0, 7, np.int64(7), 2**32 - 1])
+def test_an_int_seed_shuffles_as_a_new_random_state_of_it(random_state):
+    """The shuffling seed of a call with an int random_state is the first
+    draw of check_random_state(random_state), as scikit-learn makes it, at
+    every call (kept, not drawn again); an instance gives its next draws."""
+    first_draw = int(
+        check_random_state(random_state).randint(np.iinfo(np.int64).max, dtype=np.int64)
+    )
+    for estimator in (MarginPerceptron(), KernelPerceptron()):
+        estimator.set_params(random_state=random_state)
+        assert estimator._run_seed() == estimator._run_seed() == first_draw
+        instance = np.random.RandomState(random_state)
+        estimator.set_params(random_state=instance)
+        twin = np.random.RandomState(random_state)
+        for _ in range(2):
+            draw = int(twin.randint(np.iinfo(np.int64).max, dtype=np.int64))
+            assert estimator._run_seed() == draw
 
 
 SPARSE = [e for e in ESTIMATORS if get_tags(e).input_tags.sparse]
