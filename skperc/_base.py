@@ -27,7 +27,7 @@ from ._compat import (
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
 from ._margin_perceptron_fast import (
-    check_indices,
+    check_rows,
     row_moments,
     scaled_norms,
     smallest_margins,
@@ -162,34 +162,21 @@ def check_sparse_structure(X):
     if not sp.issparse(X):
         return X
     data, indices, indptr = X.data, X.indices, X.indptr
-    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
-        problem = "its data, indices and indptr are not all 1-D"
-    elif len(indptr) != X.shape[0] + 1:
-        problem = f"its indptr holds {len(indptr)} values, not {X.shape[0] + 1}"
-    elif len(indices) != len(data):
-        problem = f"its indices and data hold {len(indices)} and {len(data)} values"
-    elif indptr[0] != 0 or not 0 <= indptr[-1] <= len(indices):
-        problem = (
-            f"its indptr runs from {indptr[0]} to {indptr[-1]}, where it runs "
-            f"from 0 to at most {len(indices)}, the number of its values"
-        )
-    else:
-        problem = None
-    if problem is not None:
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1 or not len(indptr):
         raise ValueError(
-            f"X is a malformed CSR matrix: {problem}. Rebuild it, e.g. with "
-            "scipy.sparse.csr_matrix((data, indices, indptr), shape=...) and "
-            "check_format()."
+            "X is a malformed CSR matrix: its data, indices and indptr are not "
+            "all 1-D, or indptr is empty."
         )
-    nnz = int(indptr[-1])
-    if len(indices) > nnz:
+    if 0 <= indptr[-1] < len(indices):
         # values past the last row belong to no row
-        data, indices = data[:nnz], indices[:nnz]
+        data, indices = data[: indptr[-1]], indices[: indptr[-1]]
     narrow = indices.dtype == np.int32 and indptr.dtype == np.int32
     index = np.int32 if narrow else np.int64
+    data = np.ascontiguousarray(data)
     indices = np.ascontiguousarray(indices, dtype=index)
     indptr = np.ascontiguousarray(indptr, dtype=index)
-    check_indices(indices, indptr, X.shape[1])
+    # the loops' own check: the sizes of the arrays, every index in range
+    check_rows(data, indices, indptr, *X.shape)
     if data is X.data and indices is X.indices and indptr is X.indptr:
         return X
     return type(X)((data, indices, indptr), shape=X.shape)

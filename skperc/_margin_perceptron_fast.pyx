@@ -255,18 +255,13 @@ def check_rows(const floating[::1] data, const index_t[::1] indices,
     _check_indices(indices, indptr, n_features)
 
 
-def check_indices(const index_t[::1] indices, const index_t[::1] indptr,
-                  Py_ssize_t n_features):
+cdef int _check_indices(const index_t[::1] indices, const index_t[::1] indptr,
+                        Py_ssize_t n_features) except -1:
     """Raise ValueError unless the CSR rows that ``indptr`` delimits in
     ``indices`` have every column index in [0, n_features) and indptr does
     not decrease: the loops, and SciPy's products, read them unchecked.
     One pass over the indices, without the GIL: SciPy's full check_format
     took 14 us of a one-row predict."""
-    _check_indices(indices, indptr, n_features)
-
-
-cdef int _check_indices(const index_t[::1] indices, const index_t[::1] indptr,
-                        Py_ssize_t n_features) except -1:
     cdef Py_ssize_t i, nnz = indices.shape[0]
     cdef Py_ssize_t decreasing = -1
     cdef index_t lowest = 0, highest = -1
