@@ -51,6 +51,12 @@ floating type of the input, so on float32 input they are those of
 int64 for integer, boolean and float labels (which a classifier accepts
 with integer values only).
 
+In a pipeline, convert a float32 ``StandardScaler`` or ``MaxAbsScaler``
+with skl2onnx's option ``{"div": "div"}``: by default its graph multiplies
+by ``1 / scale`` where scikit-learn divides, and a value one float32 step
+off can cross a threshold of :class:`~skperc.HalvingClassifier`'s stumps
+or a decision value of 0 (see "Deployment" in the user guide).
+
 Two differences from the estimators remain: ONNX cannot raise, so input
 on which an estimator raises (decision values that overflow, negative
 values under the ``"chi2"`` kernels, ``nu <x, y> >= 1`` under

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
@@ -127,16 +127,17 @@ def _case_id(case):
     return f"{estimator!r}-{data.__name__}".replace(" ", "").replace("\n", "")
 
 
-def _session(model, X):
-    onx = skl2onnx.to_onnx(model, X[:1])
+def _session(model, X, options=None):
+    onx = skl2onnx.to_onnx(model, X[:1], options=options)
     return onnxruntime.InferenceSession(
         onx.SerializeToString(), providers=["CPUExecutionProvider"]
     )
 
 
-def _run(model, X):
-    """The label and decision value outputs of model's graph on X."""
-    session = _session(model, X)
+def _run(model, X, options=None):
+    """The label and decision value outputs of model's graph on X (converted
+    with skl2onnx's options)."""
+    session = _session(model, X, options)
     labels, scores = session.run(None, {session.get_inputs()[0].name: X})
     return labels, scores
 
@@ -147,8 +148,8 @@ def _expected_scores(model, X):
     return np.column_stack([-scores, scores]) if scores.ndim == 1 else scores
 
 
-def _assert_same_as_estimator(model, X):
-    labels, scores = _run(model, X)
+def _assert_same_as_estimator(model, X, options=None):
+    labels, scores = _run(model, X, options)
     assert_array_equal(labels, model.predict(X))
     expected = _expected_scores(model, X)
     assert scores.dtype == X.dtype
@@ -185,6 +186,39 @@ def test_pipeline_in_onnxruntime_gives_predict_and_decision_function(case, dtype
     if case[2] is MaxAbsScaler:
         X_new = np.abs(X_new)
     _assert_same_as_estimator(model, X_new)
+
+
+@pytest.mark.parametrize("scaler", [StandardScaler, MaxAbsScaler])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        MarginPerceptron(random_state=0),
+        KernelPerceptron(random_state=0),
+        LinearProgramClassifier(C=1.0),
+        MarginMLPClassifier((16,), max_iter=30, random_state=0),
+        HalvingClassifier(),
+    ],
+    ids=lambda estimator: type(estimator).__name__,
+)
+def test_float32_pipeline_divides_as_scikit_learn_with_the_div_option(
+    estimator, scaler
+):
+    # Integer features (pixel values 0 to 16): the stump thresholds lie on
+    # values of the data, and a scaled value one float32 step off crosses
+    # them. skl2onnx's float32 scaler multiplies by 1 / scale by default
+    # (9 of these 599 labels of HalvingClassifier after StandardScaler
+    # differ then); with {"div": "div"} it divides, as scikit-learn does.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[::3].astype(np.float32), y[::3]
+    model = make_pipeline(scaler(), clone(estimator))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    options = {scaler: {"div": "div"}}
+    session = _session(model[0], X, options)
+    scaled = session.run(None, {session.get_inputs()[0].name: X})[0]
+    assert_array_equal(scaled, model[0].transform(X))
+    _assert_same_as_estimator(model, X, options)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
