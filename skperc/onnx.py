@@ -32,7 +32,12 @@ What is converted:
   weighted by ``dual_coef_``, for every kernel given by name (``"linear"``,
   ``"poly"``, ``"rbf"``, ``"sigmoid"``, ``"laplacian"``, ``"chi2"``,
   ``"additive_chi2"``, ``"cosine"`` and ``"inverse_dot"``); a callable
-  kernel or ``"precomputed"`` raises a ``ValueError``;
+  kernel or ``"precomputed"`` raises a ``ValueError``. A support of CSR
+  rows (a fit on CSR input) is held on the columns where it stores values,
+  which the graph gathers from its input, for every kernel but
+  ``"laplacian"`` (and the chi2 kernels, which take no CSR input): on
+  ``HashingVectorizer``'s 2**20 columns, a support on a few thousand of
+  them;
 - :class:`~skperc.MarginMLPClassifier`: the ReLU layers and the output
   units;
 - :class:`~skperc.HalvingClassifier` over
@@ -62,9 +67,14 @@ on which an estimator raises (decision values that overflow, negative
 values under the ``"chi2"`` kernels, ``nu <x, y> >= 1`` under
 ``"inverse_dot"``) gives infinite or NaN decision values instead, and
 sparse input must be densified first, as ONNX tensors are dense.
+
+A model whose weights would take 2 GiB or more in the graph raises a
+``ValueError`` before any copy: protobuf, which holds an ONNX model,
+serializes less.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from skl2onnx import get_model_alias, update_registered_converter
 from skl2onnx.algebra.onnx_ops import (
     OnnxAbs,
@@ -118,6 +128,25 @@ from .distributed import ParameterMixingClassifier
 # n_classes - 1; "zipmap", which skl2onnx's parser of pipelines sets on
 # every classifier, is accepted and has no effect (see _parse_classifier).
 _CLASSIFIER_OPTIONS = {"zipmap": [True, False, "columns"], "nocl": [False, True]}
+
+# protobuf serializes a message of less than 2 GiB, and skl2onnx writes every
+# weight into the model: a graph past it failed in serialization with
+# "Failed to serialize proto", after 66 s and 23 GB of memory, for a
+# KernelPerceptron of 2,972 support vectors over 100,000 columns (2.4 GB
+# dense)
+_PROTOBUF_LIMIT = 2**31
+
+# the kernels that KernelPerceptron's graph computes from X @ support.T (and
+# norms), which read the input on the columns the support uses alone
+_PRODUCT_KERNELS = {
+    "linear",
+    "poly",
+    "polynomial",
+    "sigmoid",
+    "rbf",
+    "cosine",
+    "inverse_dot",
+}
 
 _PROTO_TYPES = {
     np.dtype(np.float32): onnx_proto.TensorProto.FLOAT,
@@ -180,6 +209,18 @@ def _write_classifier_outputs(scope, operator, container, scores, dtype):
     ).add_to(scope, container)
 
 
+def _check_size(estimator, nbytes, weights, remedy=""):
+    """Refuse, before any copy, a model whose weights take nbytes in the
+    graph, past what protobuf serializes."""
+    if nbytes >= _PROTOBUF_LIMIT:
+        raise ValueError(
+            f"This {type(estimator).__name__} cannot be converted to ONNX: "
+            f"{weights} take {nbytes / 1e9:.1f} GB in the graph, and protobuf "
+            "serializes an ONNX model of less than 2 GiB. "
+            f"{remedy}Pickle, joblib and skops save the model as it is."
+        )
+
+
 def _linear_scores(X, coef, intercept, opv):
     """X @ coef.T + intercept in the dtype of coef."""
     dtype = coef.dtype
@@ -194,6 +235,7 @@ def _convert_linear_classifier(scope, operator, container):
     """The converter of the classifiers of a fitted coef_ and intercept_."""
     estimator = operator.raw_operator
     opv = container.target_opset
+    _check_size(estimator, 8 * np.size(estimator.coef_), "its weights")
     X = _input(operator, np.float64, opv)
     scores = _linear_scores(
         X,
@@ -243,7 +285,26 @@ def _kernel_matrix(estimator, X, opv):
             "additive_chi2, cosine, inverse_dot)."
         )
     vectors = estimator.support_vectors_
-    if hasattr(vectors, "toarray"):
+    # A CSR support (of a fit on CSR input) is written on the columns where
+    # it stores values, which the graph gathers from its input, where a
+    # dense copy of every column can pass what a model holds: the 6,198
+    # support vectors of the hashed text of benchmarks/bench_kernel_scale.py
+    # take 149 MB on their 3,000 columns, 52 GB on all 2**20.
+    products_of = X
+    if sp.issparse(vectors) and kernel in _PRODUCT_KERNELS:
+        columns = np.unique(vectors.tocsr().indices)
+        if len(columns) < vectors.shape[1]:
+            products_of = OnnxGather(
+                X, columns.astype(np.int64), axis=1, op_version=opv
+            )
+            vectors = vectors.tocsc()[:, columns]
+    _check_size(
+        estimator,
+        8 * vectors.shape[0] * vectors.shape[1],
+        f"its {vectors.shape[0]} support vectors over {vectors.shape[1]} columns",
+        "A budget bounds them. ",
+    )
+    if sp.issparse(vectors):
         vectors = vectors.toarray()
     vectors = np.asarray(vectors, dtype=np.float64)
     # the coefficient the fitted run used ("scale" and "auto" resolved), nu
@@ -254,7 +315,7 @@ def _kernel_matrix(estimator, X, opv):
         return np.array([value], dtype=np.float64)
 
     def products():
-        return OnnxMatMul(X, np.ascontiguousarray(vectors.T), op_version=opv)
+        return OnnxMatMul(products_of, np.ascontiguousarray(vectors.T), op_version=opv)
 
     if kernel == "linear":
         return products()
@@ -318,7 +379,7 @@ def _kernel_matrix(estimator, X, opv):
             op_version=opv,
         )
         return OnnxMatMul(
-            OnnxDiv(X, safe_norms, op_version=opv),
+            OnnxDiv(products_of, safe_norms, op_version=opv),
             np.ascontiguousarray(normalize(vectors).T),
             op_version=opv,
         )
@@ -372,6 +433,11 @@ def _convert_margin_mlp(scope, operator, container):
         dtype = np.float32
     else:
         dtype = np.float64
+    _check_size(
+        estimator,
+        sum(coef.size for coef in estimator.coefs_) * np.dtype(dtype).itemsize,
+        "its weights",
+    )
     activation = _input(operator, dtype, opv)
     n_layers = len(estimator.coefs_)
     for layer, (coef, intercept) in enumerate(

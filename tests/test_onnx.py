@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
@@ -188,16 +189,20 @@ def test_pipeline_in_onnxruntime_gives_predict_and_decision_function(case, dtype
     _assert_same_as_estimator(model, X_new)
 
 
+# one of each estimator of weights, by its defaults (a few epochs of the
+# network)
+WEIGHTED = [
+    MarginPerceptron(random_state=0),
+    KernelPerceptron(random_state=0),
+    LinearProgramClassifier(C=1.0),
+    MarginMLPClassifier((16,), max_iter=30, random_state=0),
+]
+
+
 @pytest.mark.parametrize("scaler", [StandardScaler, MaxAbsScaler])
 @pytest.mark.parametrize(
     "estimator",
-    [
-        MarginPerceptron(random_state=0),
-        KernelPerceptron(random_state=0),
-        LinearProgramClassifier(C=1.0),
-        MarginMLPClassifier((16,), max_iter=30, random_state=0),
-        HalvingClassifier(),
-    ],
+    WEIGHTED + [HalvingClassifier()],
     ids=lambda estimator: type(estimator).__name__,
 )
 def test_float32_pipeline_divides_as_scikit_learn_with_the_div_option(
@@ -269,6 +274,99 @@ def test_zero_decision_value_gives_the_second_class(model, X, dtype):
     assert_array_equal(scores, 0.0)
     assert_array_equal(labels, model.classes_[1])
     assert_array_equal(labels, model.predict(X))
+
+
+def _scattered_counts(n_samples, n_features, seed):
+    """CSR counts in [0, 1], 8 a row, on 240 of n_features columns, and
+    labels that depend on them."""
+    rng = np.random.RandomState(seed)
+    in_use = rng.choice(n_features, 240, replace=False)
+    columns = in_use[rng.randint(240, size=(n_samples, 8))]
+    values = rng.randint(1, 5, size=(n_samples, 8)) / 4.0
+    X = sp.csr_matrix(
+        (values.ravel(), columns.ravel(), np.arange(0, 8 * n_samples + 1, 8)),
+        shape=(n_samples, n_features),
+    )
+    X.sum_duplicates()
+    y = (X[:, in_use[:120]].sum(axis=1).A1 > X[:, in_use[120:]].sum(axis=1).A1).astype(
+        int
+    )
+    return X, y
+
+
+# the named kernels that take CSR input (scikit-learn's chi2 kernels take
+# dense arrays alone)
+KERNEL_PARAMS = {
+    "linear": {},
+    "poly": {},
+    "rbf": {},
+    "sigmoid": {"gamma": 0.01},
+    "cosine": {},
+    "inverse_dot": {"gamma": 0.01},
+    "laplacian": {},
+}
+
+
+@pytest.mark.parametrize(
+    "kernel, budget",
+    [(kernel, None) for kernel in KERNEL_PARAMS] + [("rbf", 25), ("linear", 25)],
+)
+def test_csr_support_converts_on_the_columns_it_uses(kernel, budget):
+    # 4,000 columns of which the support uses at most 240: the kernels of
+    # products read the input there alone, and the graph holds the support
+    # on those columns; the others compare every column. A budget merges
+    # (rbf) or projects (linear) the rows of its support.
+    X, y = _scattered_counts(150, 4_000, 0)
+    model = KernelPerceptron(
+        kernel=kernel,
+        budget=budget,
+        max_iter=5,
+        random_state=0,
+        **KERNEL_PARAMS[kernel],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    n_support = len(model.support_)
+    assert sp.issparse(model.support_vectors_) and n_support > 20
+    for rows in (X, _scattered_counts(50, 4_000, 1)[0]):
+        _assert_same_as_estimator(model, rows.toarray())
+    size = skl2onnx.to_onnx(model, X[:1].toarray()).ByteSize()
+    dense_support = 8 * n_support * X.shape[1]
+    if kernel in skperc.onnx._PRODUCT_KERNELS:
+        assert size < min(8 * n_support * 240 + 10_000, dense_support / 10)
+    else:
+        assert size > dense_support
+
+
+def _fitted_on_the_digits(estimator):
+    X, y = load_digits(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return clone(estimator).fit(X[::4] / 16.0, y[::4])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    WEIGHTED + [ParameterMixingClassifier()],
+    ids=lambda estimator: type(estimator).__name__,
+)
+def test_a_model_past_what_protobuf_serializes_is_refused(estimator, monkeypatch):
+    # the limit lowered to the bytes of the model's weights refuses it; one
+    # byte more converts it
+    model = _fitted_on_the_digits(estimator)
+    X = np.zeros((1, 64))
+    if isinstance(model, KernelPerceptron):
+        weights = model.support_vectors_.size
+    elif isinstance(model, MarginMLPClassifier):
+        weights = sum(coef.size for coef in model.coefs_)
+    else:
+        weights = model.coef_.size
+    monkeypatch.setattr(skperc.onnx, "_PROTOBUF_LIMIT", 8 * weights + 1)
+    skl2onnx.to_onnx(model, X)
+    monkeypatch.setattr(skperc.onnx, "_PROTOBUF_LIMIT", 8 * weights)
+    with pytest.raises(ValueError, match="less than 2 GiB.*Pickle"):
+        skl2onnx.to_onnx(model, X)
 
 
 @pytest.mark.parametrize(
