@@ -536,6 +536,35 @@ def test_bad_sample_raises_a_clear_error(estimator, case):
             clone(estimator).partial_fit(X, y, classes=np.unique(Y_TRAIN))
 
 
+BAD_LATER_LABELS = {
+    "continuous labels": (np.linspace(0, 1, 12), "not in classes|Unknown label type"),
+    "integer labels": (np.arange(12) % 3, "not in classes"),
+    "a new label": (np.array(["a", "b", "d"] * 4), r"labels \['d'\] that are not"),
+    "None labels": (np.array([None] * 12, dtype=object), "Unknown label type"),
+    "labels of mixed types": (
+        np.array([1, "a", 2] * 4, dtype=object),
+        "Mix of label input types|Unknown label type",
+    ),
+}
+
+
+@pytest.mark.parametrize("estimator", ONLINE_CONFIGURATIONS)
+@pytest.mark.parametrize("case", list(BAD_LATER_LABELS))
+def test_later_partial_fit_refuses_labels_of_no_class_before_any_work(estimator, case):
+    # later calls check labels against the first call's classes, not their
+    # type; object labels, which need a check to be sorted, get it
+    y, match = BAD_LATER_LABELS[case]
+    model = clone(estimator).partial_fit(X_TRAIN, Y_TRAIN, classes=["a", "b", "c"])
+    before = _outputs(model, X_TRAIN)
+    with pytest.raises(ValueError, match=match):
+        model.partial_fit(X_TRAIN, y)
+    with pytest.raises(ValueError, match=match):
+        model.partial_fit(X_TRAIN, y, classes=np.array(["a", "b", "c"], dtype=object))
+    after = _outputs(model, X_TRAIN)
+    for method, values in before.items():
+        assert_array_equal(after[method], values)
+
+
 @pytest.mark.parametrize("estimator", CONFIGURATIONS)
 def test_a_class_of_one_example(estimator):
     y = Y_TRAIN.copy()
