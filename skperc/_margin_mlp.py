@@ -19,7 +19,13 @@ from sklearn.utils.validation import (
 )
 
 from ._atomic import atomic_fit, consistent_read
-from ._base import ScheduleParamsMixin, check_finite_scores, check_sparse_structure
+from ._base import (
+    ScheduleParamsMixin,
+    check_class_count,
+    check_finite_scores,
+    check_sparse_structure,
+    partial_fit_codes,
+)
 from ._compat import (
     AdamOptimizer,
     Interval,
@@ -524,9 +530,16 @@ class MarginMLPClassifier(
         # A continued run keeps the features and classes it started with.
         X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
         X = check_sparse_structure(X)
-        check_classification_targets(y)
-        run_classes = self._run_classes(y, classes, continuing, incremental)
-        codes = np.searchsorted(run_classes, y)
+        if incremental:
+            if not continuing or y.dtype == object:
+                # as BasePerceptron.partial_fit: later calls take the labels
+                # of the first call's classes alone
+                check_classification_targets(y)
+            run_classes, codes = partial_fit_codes(self, y, classes, not continuing)
+        else:
+            check_classification_targets(y)
+            run_classes = self._fit_classes(y, continuing)
+            codes = np.searchsorted(run_classes, y)
         weight = _check_sample_weight(
             sample_weight, X, dtype=X.dtype, ensure_non_negative=True
         )
@@ -587,42 +600,19 @@ class MarginMLPClassifier(
             raise_non_finite("the weights", "at the end of the run", _REMEDY)
         return self
 
-    def _run_classes(self, y, classes, continuing, incremental):
-        """The classes of the run, checked against y and the earlier calls."""
+    def _fit_classes(self, y, continuing):
+        """The classes of a fit: those of y, the same as the previous run's
+        when warm_start continues it."""
+        run_classes = unique_labels(y)
         if continuing:
-            run_classes = self.classes_
-            if incremental and classes is not None:
-                given = unique_labels(classes)
-                if not np.array_equal(given, run_classes):
-                    raise ValueError(
-                        f"classes={given.tolist()} is not the same as on the "
-                        f"first call to partial_fit, {run_classes.tolist()}."
-                    )
-            if not incremental and not np.array_equal(unique_labels(y), run_classes):
+            if not np.array_equal(run_classes, self.classes_):
                 raise ValueError(
                     "warm_start=True continues the previous run, which needs "
-                    f"the same classes {run_classes.tolist()}; got "
-                    f"{unique_labels(y).tolist()}."
+                    f"the same classes {self.classes_.tolist()}; got "
+                    f"{run_classes.tolist()}."
                 )
-        elif incremental:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit."
-                )
-            run_classes = unique_labels(classes)
-        else:
-            run_classes = unique_labels(y)
-        unknown = np.setdiff1d(unique_labels(y), run_classes)
-        if unknown.size:
-            raise ValueError(
-                f"y holds labels {unknown.tolist()} that are not in classes "
-                f"{run_classes.tolist()}."
-            )
-        if run_classes.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes; "
-                f"got 1 class: {run_classes.tolist()}."
-            )
+            return self.classes_
+        check_class_count(self, run_classes)
         return run_classes
 
     def _initialize(self, layer_units, dtype, clock):
