@@ -105,6 +105,19 @@ def partial_fit_codes(estimator, y, classes, first_call):
     return run_classes, codes
 
 
+def checked_partial_fit_codes(estimator, y, classes, first_call):
+    """partial_fit_codes, after scikit-learn's check that y holds class
+    labels where it is needed."""
+    if first_call or y.dtype == object:
+        # Later calls take the labels of the first call's classes alone,
+        # which unique_labels checked there; the check's fixed cost was a
+        # fifth of a call on 100 examples. Labels of Python objects are still
+        # checked: class_codes sorts them, which fails on types without an
+        # order.
+        check_classification_targets(y)
+    return partial_fit_codes(estimator, y, classes, first_call)
+
+
 def partial_fit_classes(estimator, classes, first_call):
     """The classes of a partial_fit run: ``classes``, required on the first
     call and the same on every later one."""
@@ -666,14 +679,7 @@ class BasePerceptron(
         X, y = validate_data(self, X, y, reset=first_call, **self._validation())
         X = check_sparse_structure(X)
         X = self._check_input(X, not first_call)
-        if first_call or y.dtype == object:
-            # Later calls take the labels of the first call's classes alone
-            # (partial_fit_codes), which unique_labels checked there; the
-            # check's fixed cost was a fifth of a call on 100 examples. Labels
-            # of Python objects are still checked: partial_fit_codes sorts
-            # them, which fails on types without an order.
-            check_classification_targets(y)
-        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
+        run_classes, codes = checked_partial_fit_codes(self, y, classes, first_call)
         weight = self._example_weights(X, y, codes, run_classes, sample_weight)
         if first_call:
             self._start_run(run_classes, X)

@@ -24,7 +24,7 @@ from ._base import (
     check_class_count,
     check_finite_scores,
     check_sparse_structure,
-    partial_fit_codes,
+    checked_partial_fit_codes,
 )
 from ._compat import (
     AdamOptimizer,
@@ -531,11 +531,9 @@ class MarginMLPClassifier(
         X, y = validate_data(self, X, y, reset=not continuing, **_VALIDATION)
         X = check_sparse_structure(X)
         if incremental:
-            if not continuing or y.dtype == object:
-                # as BasePerceptron.partial_fit: later calls take the labels
-                # of the first call's classes alone
-                check_classification_targets(y)
-            run_classes, codes = partial_fit_codes(self, y, classes, not continuing)
+            run_classes, codes = checked_partial_fit_codes(
+                self, y, classes, not continuing
+            )
         else:
             check_classification_targets(y)
             run_classes = self._fit_classes(y, continuing)
