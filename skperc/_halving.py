@@ -7,7 +7,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
@@ -16,9 +15,9 @@ from ._base import (
     canonical,
     check_class_count,
     check_sparse_structure,
+    checked_partial_fit_codes,
     encode_labels,
     first_class,
-    partial_fit_codes,
 )
 from ._compat import StrOptions, _fit_context
 from ._doc_link import DocLinkMixin
@@ -290,8 +289,7 @@ class HalvingClassifier(
         """
         first_call = not hasattr(self, "classes_")
         X, y = self._validate(X, y, reset=first_call)
-        check_classification_targets(y)
-        run_classes, codes = partial_fit_codes(self, y, classes, first_call)
+        run_classes, codes = checked_partial_fit_codes(self, y, classes, first_call)
         if first_call:
             self._start_run(X, run_classes)
             return self._learn(X, codes)
