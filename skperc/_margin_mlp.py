@@ -12,7 +12,6 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
     check_is_fitted,
     validate_data,
@@ -24,6 +23,7 @@ from ._base import (
     check_class_count,
     check_finite_scores,
     check_sparse_structure,
+    checked_classes,
     checked_partial_fit_codes,
 )
 from ._compat import (
@@ -535,7 +535,6 @@ class MarginMLPClassifier(
                 self, y, classes, not continuing
             )
         else:
-            check_classification_targets(y)
             run_classes = self._fit_classes(y, continuing)
             codes = np.searchsorted(run_classes, y)
         weight = _check_sample_weight(
@@ -601,7 +600,7 @@ class MarginMLPClassifier(
     def _fit_classes(self, y, continuing):
         """The classes of a fit: those of y, the same as the previous run's
         when warm_start continues it."""
-        run_classes = unique_labels(y)
+        run_classes = checked_classes(y)
         if continuing:
             if not np.array_equal(run_classes, self.classes_):
                 raise ValueError(
