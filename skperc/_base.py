@@ -77,12 +77,42 @@ def encode_labels(y):
     return classes, label_codes(classes, y)
 
 
+# dtype kinds by what their labels compare with; objects compare with both
+_LABEL_KINDS = dict.fromkeys("US", "string") | dict.fromkeys("biuf", "number")
+
+
+def equal_labels(a, b):
+    """``a == b`` for two arrays of labels, False throughout where one holds
+    strings and the other numbers, which NumPy before 1.25 compared with a
+    FutureWarning ("elementwise comparison failed") and a scalar."""
+    kinds = {_LABEL_KINDS.get(a.dtype.kind), _LABEL_KINDS.get(b.dtype.kind)}
+    if kinds == {"string", "number"}:
+        return np.zeros(np.broadcast_shapes(a.shape, b.shape), dtype=bool)
+    return a == b
+
+
+def same_classes(a, b):
+    """Whether two arrays of classes are the same, label for label."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(equal_labels(a, b).all())
+
+
+def check_continued_classes(estimator, classes):
+    """A run that warm_start continues takes the classes of the previous
+    one."""
+    if not same_classes(classes, estimator.classes_):
+        raise ValueError(
+            "warm_start=True continues the previous run, which needs the "
+            f"same classes {estimator.classes_.tolist()}; got {classes.tolist()}."
+        )
+
+
 def class_codes(classes, y, named):
     """The index in the sorted ``classes`` of each label of ``y``, which must
     all be among them; ``named`` names the classes in the error."""
     codes = np.searchsorted(classes, y)
     known = codes < len(classes)
-    known[known] = classes[codes[known]] == y[known]
+    known[known] = equal_labels(classes[codes[known]], y[known])
     if not known.all():
         raise ValueError(
             f"y holds labels {np.unique(y[~known]).tolist()} that are not in {named}."
@@ -131,8 +161,8 @@ def partial_fit_classes(estimator, classes, first_call):
         # the classes of the first call, as a stream passes them at every
         # call, need no check of their labels
         if classes is not None and not (
-            np.array_equal(np.asarray(classes), run_classes)
-            or np.array_equal(unique_labels(classes), run_classes)
+            same_classes(classes, run_classes)
+            or same_classes(unique_labels(classes), run_classes)
         ):
             raise ValueError(
                 f"classes={unique_labels(classes).tolist()} is not the same "
@@ -630,11 +660,8 @@ class BasePerceptron(
         X = check_sparse_structure(X)
         X = self._check_input(X, warm)
         classes, codes = encode_labels(y)
-        if warm and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                "warm_start=True continues the previous run, which needs the "
-                f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
-            )
+        if warm:
+            check_continued_classes(self, classes)
         check_class_count(self, classes)
         weight = self._example_weights(X, y, codes, classes, sample_weight)
         if not warm:

@@ -21,6 +21,7 @@ from ._atomic import atomic_fit, consistent_read
 from ._base import (
     ScheduleParamsMixin,
     check_class_count,
+    check_continued_classes,
     check_finite_scores,
     check_sparse_structure,
     checked_classes,
@@ -602,12 +603,7 @@ class MarginMLPClassifier(
         when warm_start continues it."""
         run_classes = checked_classes(y)
         if continuing:
-            if not np.array_equal(run_classes, self.classes_):
-                raise ValueError(
-                    "warm_start=True continues the previous run, which needs "
-                    f"the same classes {self.classes_.tolist()}; got "
-                    f"{run_classes.tolist()}."
-                )
+            check_continued_classes(self, run_classes)
             return self.classes_
         check_class_count(self, run_classes)
         return run_classes

@@ -25,6 +25,7 @@ from ._base import (
     _UNDERFLOW,
     LinearPredictMixin,
     check_class_count,
+    check_continued_classes,
     check_sparse_structure,
     checked_classes,
     class_codes,
@@ -911,11 +912,7 @@ class ParameterMixingClassifier(
             estimator, X, y, sample_weight, reset=not warm
         )
         if warm:
-            if not np.array_equal(classes, self.classes_):
-                raise ValueError(
-                    "warm_start=True continues the previous run, which needs the "
-                    f"same classes {self.classes_.tolist()}; got {classes.tolist()}."
-                )
+            check_continued_classes(self, classes)
             prior = self.estimator_._run
             start = partial(_continue_shard, run=prior)
         else:
