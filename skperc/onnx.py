@@ -75,6 +75,7 @@ serializes less.
 
 import numpy as np
 import scipy.sparse as sp
+from onnx.numpy_helper import from_array
 from skl2onnx import get_model_alias, update_registered_converter
 from skl2onnx.algebra.onnx_ops import (
     OnnxAbs,
@@ -118,6 +119,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._halving import HalvingClassifier
 from ._kernel_perceptron import KernelPerceptron
+from ._kernel_perceptron_fast import squared_norms
 from ._linear_program import LinearProgramClassifier
 from ._margin_mlp import MarginMLPClassifier
 from ._margin_perceptron import MarginPerceptron
@@ -221,14 +223,23 @@ def _check_size(estimator, nbytes, weights, remedy=""):
         )
 
 
-def _linear_scores(X, coef, intercept, opv):
-    """X @ coef.T + intercept in the dtype of coef."""
-    dtype = coef.dtype
-    return OnnxAdd(
-        OnnxMatMul(X, np.ascontiguousarray(coef.T), op_version=opv),
-        intercept.astype(dtype),
-        op_version=opv,
+def _initializer(values, scope, container):
+    """The name of an initializer of the graph that holds ``values``,
+    written from their bytes."""
+    # skl2onnx writes an array that an operator takes as input value by
+    # value, into a list of protobuf's: of the 13 s that converting 471 MB
+    # of support vectors took, 6.5 s.
+    name = scope.get_unique_variable_name("weights")
+    container.add_initializer(
+        name, None, None, from_array(np.ascontiguousarray(values))
     )
+    return name
+
+
+def _linear_scores(X, weights, intercept, opv):
+    """X @ weights + intercept, ``weights`` the name of an initializer
+    (_initializer) of the dtype of ``intercept``."""
+    return OnnxAdd(OnnxMatMul(X, weights, op_version=opv), intercept, op_version=opv)
 
 
 def _convert_linear_classifier(scope, operator, container):
@@ -239,7 +250,7 @@ def _convert_linear_classifier(scope, operator, container):
     X = _input(operator, np.float64, opv)
     scores = _linear_scores(
         X,
-        np.asarray(estimator.coef_, dtype=np.float64),
+        _initializer(np.asarray(estimator.coef_, dtype=np.float64).T, scope, container),
         np.asarray(estimator.intercept_, dtype=np.float64),
         opv,
     )
@@ -251,16 +262,26 @@ def _row_sums(X, opv):
     return OnnxReduceSumApi11(X, axes=[1], keepdims=1, op_version=opv)
 
 
-def _pairwise_terms(X, Y, opv):
+def _dense(matrix):
+    """A float64 array of a dense or CSR/CSC matrix."""
+    if sp.issparse(matrix):
+        matrix = matrix.toarray()
+    return np.asarray(matrix, dtype=np.float64)
+
+
+def _pairwise_terms(X, Y, opv, scope, container):
     """x_k and y_k of every pair of samples, of shapes (n_X, 1, n_features)
     and (1, n_Y, n_features), which broadcast together."""
-    return OnnxUnsqueezeApi11(X, axes=[1], op_version=opv), Y[None, :, :]
+    return (
+        OnnxUnsqueezeApi11(X, axes=[1], op_version=opv),
+        _initializer(_dense(Y)[None, :, :], scope, container),
+    )
 
 
-def _chi2_sums(X, Y, opv):
+def _chi2_sums(X, Y, opv, scope, container):
     """sum_k (x_k - y_k)^2 / (x_k + y_k) of every pair, terms of x_k + y_k
     = 0 counted as 0, as scikit-learn's additive_chi2_kernel does."""
-    x, y = _pairwise_terms(X, Y, opv)
+    x, y = _pairwise_terms(X, Y, opv, scope, container)
     difference = OnnxSub(x, y, op_version=opv)
     total = OnnxAdd(x, y, op_version=opv)
     ratio = OnnxWhere(
@@ -272,7 +293,7 @@ def _chi2_sums(X, Y, opv):
     return OnnxReduceSumApi11(ratio, axes=[2], keepdims=0, op_version=opv)
 
 
-def _kernel_matrix(estimator, X, opv):
+def _kernel_matrix(estimator, X, opv, scope, container):
     """The kernel between X (float64) and the support vectors, the kernel
     that KernelPerceptron computes (to rounding)."""
     kernel = estimator.kernel
@@ -304,9 +325,6 @@ def _kernel_matrix(estimator, X, opv):
         f"its {vectors.shape[0]} support vectors over {vectors.shape[1]} columns",
         "A budget bounds them. ",
     )
-    if sp.issparse(vectors):
-        vectors = vectors.toarray()
-    vectors = np.asarray(vectors, dtype=np.float64)
     # the coefficient the fitted run used ("scale" and "auto" resolved), nu
     # of inverse_dot too
     gamma = estimator._gamma()
@@ -315,7 +333,12 @@ def _kernel_matrix(estimator, X, opv):
         return np.array([value], dtype=np.float64)
 
     def products():
-        return OnnxMatMul(products_of, np.ascontiguousarray(vectors.T), op_version=opv)
+        # the support transposed, the one dense copy of it (from CSR too)
+        return OnnxMatMul(
+            products_of,
+            _initializer(_dense(vectors.T), scope, container),
+            op_version=opv,
+        )
 
     if kernel == "linear":
         return products()
@@ -344,7 +367,12 @@ def _kernel_matrix(estimator, X, opv):
                     _row_sums(OnnxMul(X, X, op_version=opv), opv),
                     op_version=opv,
                 ),
-                (vectors**2).sum(axis=1)[None, :],
+                # as KernelPerceptron sums them, without a dense copy
+                squared_norms(
+                    vectors.tocsr()
+                    if sp.issparse(vectors)
+                    else np.ascontiguousarray(vectors, dtype=np.float64)
+                )[None, :],
                 op_version=opv,
             ),
             scalar(0.0),
@@ -352,7 +380,7 @@ def _kernel_matrix(estimator, X, opv):
         )
         return OnnxExp(OnnxMul(squared, scalar(-gamma), op_version=opv), op_version=opv)
     if kernel == "laplacian":
-        x, y = _pairwise_terms(X, vectors, opv)
+        x, y = _pairwise_terms(X, vectors, opv, scope, container)
         distances = OnnxReduceSumApi11(
             OnnxAbs(OnnxSub(x, y, op_version=opv), op_version=opv),
             axes=[2],
@@ -364,11 +392,15 @@ def _kernel_matrix(estimator, X, opv):
         )
     if kernel == "chi2":
         return OnnxExp(
-            OnnxMul(_chi2_sums(X, vectors, opv), scalar(-gamma), op_version=opv),
+            OnnxMul(
+                _chi2_sums(X, vectors, opv, scope, container),
+                scalar(-gamma),
+                op_version=opv,
+            ),
             op_version=opv,
         )
     if kernel == "additive_chi2":
-        return OnnxNeg(_chi2_sums(X, vectors, opv), op_version=opv)
+        return OnnxNeg(_chi2_sums(X, vectors, opv, scope, container), op_version=opv)
     if kernel == "cosine":
         # scikit-learn's normalize leaves a zero row as it is
         norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
@@ -380,7 +412,7 @@ def _kernel_matrix(estimator, X, opv):
         )
         return OnnxMatMul(
             OnnxDiv(products_of, safe_norms, op_version=opv),
-            np.ascontiguousarray(normalize(vectors).T),
+            _initializer(_dense(normalize(vectors).T), scope, container),
             op_version=opv,
         )
     if kernel == "inverse_dot":
@@ -414,8 +446,8 @@ def _convert_kernel_perceptron(scope, operator, container):
         )
     else:
         scores = _linear_scores(
-            _kernel_matrix(estimator, X, opv),
-            dual_coef,
+            _kernel_matrix(estimator, X, opv, scope, container),
+            _initializer(dual_coef.T, scope, container),
             np.asarray(estimator.intercept_, dtype=np.float64),
             opv,
         )
@@ -444,7 +476,10 @@ def _convert_margin_mlp(scope, operator, container):
         zip(estimator.coefs_, estimator.intercepts_, strict=True)
     ):
         activation = _linear_scores(
-            activation, coef.T.astype(dtype), intercept.astype(dtype), opv
+            activation,
+            _initializer(coef.astype(dtype), scope, container),
+            intercept.astype(dtype),
+            opv,
         )
         if layer < n_layers - 1:
             activation = OnnxRelu(activation, op_version=opv)
