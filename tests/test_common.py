@@ -9,6 +9,7 @@ SCIPY_ARRAY_API is set; the estimators here take NumPy and SciPy input only.
 
 import inspect
 
+import pytest
 from estimators import ESTIMATORS
 from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -114,7 +115,18 @@ def expected_failed_checks(estimator):
     return EXPECTED_FAILURES[type(estimator)](estimator)
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def parametrize_with_listed_checks(estimators, **kwargs):
+    """scikit-learn's parametrize_with_checks with its checks in a list,
+    where scikit-learn 1.6 gives them in a generator, which pytest 9
+    deprecates and pytest 10 refuses."""
+    mark = parametrize_with_checks(estimators, **kwargs)
+    names, checks = mark.args
+    return pytest.mark.parametrize(names, list(checks), **mark.kwargs)
+
+
+@parametrize_with_listed_checks(
+    ESTIMATORS, expected_failed_checks=expected_failed_checks
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -16,10 +16,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
-from test_common import PERCEPTRON_SAMPLE_WEIGHT
+from test_common import PERCEPTRON_SAMPLE_WEIGHT, parametrize_with_listed_checks
 
 from skperc import MarginPerceptron, distributed
 from skperc.datasets import make_margin_classification
@@ -556,7 +555,7 @@ def expected_failed_checks(estimator):
     return {**PERCEPTRON_SAMPLE_WEIGHT, **({} if seeded else UNSEEDED)}
 
 
-@parametrize_with_checks(
+@parametrize_with_listed_checks(
     [
         ParameterMixingClassifier(),
         ParameterMixingClassifier(
