@@ -368,11 +368,15 @@ def _kernel_matrix(estimator, X, opv, scope, container):
                     op_version=opv,
                 ),
                 # as KernelPerceptron sums them, without a dense copy
-                squared_norms(
-                    vectors.tocsr()
-                    if sp.issparse(vectors)
-                    else np.ascontiguousarray(vectors, dtype=np.float64)
-                )[None, :],
+                _initializer(
+                    squared_norms(
+                        vectors.tocsr()
+                        if sp.issparse(vectors)
+                        else np.ascontiguousarray(vectors, dtype=np.float64)
+                    )[None, :],
+                    scope,
+                    container,
+                ),
                 op_version=opv,
             ),
             scalar(0.0),

@@ -346,6 +346,33 @@ def _fitted_on_the_digits(estimator):
         return clone(estimator).fit(X[::4] / 16.0, y[::4])
 
 
+def _weight_count(model):
+    """The number of values of the weights that the model's graph holds:
+    its support vectors, linear weights or layers."""
+    if isinstance(model, KernelPerceptron):
+        return model.support_vectors_.size
+    if isinstance(model, MarginMLPClassifier):
+        return sum(coef.size for coef in model.coefs_)
+    return model.coef_.size
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    WEIGHTED + [ParameterMixingClassifier()],
+    ids=lambda estimator: type(estimator).__name__,
+)
+def test_weights_are_written_from_their_bytes(estimator):
+    # skl2onnx writes an array that an operator takes as input value by
+    # value, which made converting large models three times slower
+    model = _fitted_on_the_digits(estimator)
+    graph = skl2onnx.to_onnx(model, np.zeros((1, 64))).graph
+    written = {True: 0, False: 0}
+    for tensor in graph.initializer:
+        written[bool(tensor.raw_data)] += int(np.prod(tensor.dims))
+    assert written[True] >= _weight_count(model)
+    assert written[False] < 64
+
+
 @pytest.mark.parametrize(
     "estimator",
     WEIGHTED + [ParameterMixingClassifier()],
@@ -356,12 +383,7 @@ def test_a_model_past_what_protobuf_serializes_is_refused(estimator, monkeypatch
     # byte more converts it
     model = _fitted_on_the_digits(estimator)
     X = np.zeros((1, 64))
-    if isinstance(model, KernelPerceptron):
-        weights = model.support_vectors_.size
-    elif isinstance(model, MarginMLPClassifier):
-        weights = sum(coef.size for coef in model.coefs_)
-    else:
-        weights = model.coef_.size
+    weights = _weight_count(model)
     monkeypatch.setattr(skperc.onnx, "_PROTOBUF_LIMIT", 8 * weights + 1)
     skl2onnx.to_onnx(model, X)
     monkeypatch.setattr(skperc.onnx, "_PROTOBUF_LIMIT", 8 * weights)
