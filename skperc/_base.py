@@ -107,6 +107,17 @@ def check_continued_classes(estimator, classes):
         )
 
 
+def fit_labels(estimator, y, continuing):
+    """The classes of a fit and the index of each label in them, as
+    encode_labels gives them: at least two, the previous run's when
+    warm_start continues it."""
+    classes, codes = encode_labels(y)
+    if continuing:
+        check_continued_classes(estimator, classes)
+    check_class_count(estimator, classes)
+    return classes, codes
+
+
 def class_codes(classes, y, named):
     """The index in the sorted ``classes`` of each label of ``y``, which must
     all be among them; ``named`` names the classes in the error."""
@@ -659,10 +670,7 @@ class BasePerceptron(
         X, y = validate_data(self, X, y, reset=not warm, **self._validation())
         X = check_sparse_structure(X)
         X = self._check_input(X, warm)
-        classes, codes = encode_labels(y)
-        if warm:
-            check_continued_classes(self, classes)
-        check_class_count(self, classes)
+        classes, codes = fit_labels(self, y, warm)
         weight = self._example_weights(X, y, codes, classes, sample_weight)
         if not warm:
             self._start_run(classes, X)

@@ -20,12 +20,10 @@ from sklearn.utils.validation import (
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
     ScheduleParamsMixin,
-    check_class_count,
-    check_continued_classes,
     check_finite_scores,
     check_sparse_structure,
-    checked_classes,
     checked_partial_fit_codes,
+    fit_labels,
 )
 from ._compat import (
     AdamOptimizer,
@@ -536,8 +534,7 @@ class MarginMLPClassifier(
                 self, y, classes, not continuing
             )
         else:
-            run_classes = self._fit_classes(y, continuing)
-            codes = np.searchsorted(run_classes, y)
+            run_classes, codes = fit_labels(self, y, continuing)
         weight = _check_sample_weight(
             sample_weight, X, dtype=X.dtype, ensure_non_negative=True
         )
@@ -597,16 +594,6 @@ class MarginMLPClassifier(
         if not all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_):
             raise_non_finite("the weights", "at the end of the run", _REMEDY)
         return self
-
-    def _fit_classes(self, y, continuing):
-        """The classes of a fit: those of y, the same as the previous run's
-        when warm_start continues it."""
-        run_classes = checked_classes(y)
-        if continuing:
-            check_continued_classes(self, run_classes)
-            return self.classes_
-        check_class_count(self, run_classes)
-        return run_classes
 
     def _initialize(self, layer_units, dtype, clock):
         """He-initialized weights, zero intercepts and fresh counters."""
