@@ -441,12 +441,13 @@ def _convert_kernel_perceptron(scope, operator, container):
     dual_coef = np.asarray(estimator.dual_coef_, dtype=np.float64)
     if dual_coef.shape[1] == 0:
         # no support vector: f = 0 everywhere
-        scores = OnnxAdd(
-            OnnxMatMul(
-                X, np.zeros((estimator.n_features_in_, len(dual_coef))), op_version=opv
+        scores = _linear_scores(
+            X,
+            _initializer(
+                np.zeros((estimator.n_features_in_, len(dual_coef))), scope, container
             ),
             np.asarray(estimator.intercept_, dtype=np.float64),
-            op_version=opv,
+            opv,
         )
     else:
         scores = _linear_scores(
