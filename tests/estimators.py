@@ -73,7 +73,12 @@ ESTIMATORS = [
     # small networks and few epochs keep the checks fast
     MarginMLPClassifier((16,), learning_rate_init=0.01, max_iter=100, random_state=0),
     MarginMLPClassifier(
-        (16, 8), beta="sublinear", c=0.25, solver="sgd", learning_rate_init=0.01
+        (16, 8),
+        beta="sublinear",
+        c=0.25,
+        solver="sgd",
+        alpha=0.1,
+        learning_rate_init=0.01,
     ),
     MarginMLPClassifier(
         (16,),

@@ -54,14 +54,28 @@ def example_gradient(coefs, intercepts, x, y, beta):
 
 
 def reference_fit(
-    X, Y, weight, coefs, intercepts, *, beta, c, learning_rate, batch_size, epochs
+    X,
+    Y,
+    weight,
+    coefs,
+    intercepts,
+    *,
+    beta,
+    c,
+    learning_rate,
+    batch_size,
+    epochs,
+    alpha=0.0,
 ):
     """Train in place with plain gradient descent, batches in order.
 
     ``Y`` holds the +-1 targets of the output units. ``beta`` is a number,
     ``"power"`` (``t^(1 - c)``) or ``"scale"`` (``rho^2`` with the doubling
-    radius of Algorithm 3 over the norms of the last hidden layer). Returns
-    the mean loss of each epoch and the number of steps.
+    radius of Algorithm 3 over the norms of the last hidden layer). The
+    loss of a batch adds ``alpha / 2`` times the sum of the squared weights
+    (of every coefs, at the start of the step) divided by the batch's total
+    weight, as in scikit-learn's MLPClassifier. Returns the mean loss of
+    each epoch and the number of steps.
     """
     t, rho, curve = 0, 0.0, []
     for _ in range(epochs):
@@ -81,16 +95,20 @@ def reference_fit(
                 example_gradient(coefs, intercepts, X[i], Y[i], beta_t) for i in rows
             ]
             total = sum(weight[i] for i in rows)
+            squares = sum(float(np.sum(W * W)) for W in coefs)
             for params, which in ((coefs, 1), (intercepts, 2)):
                 for layer, param in enumerate(params):
                     step = sum(
                         weight[i] * r[which][layer]
                         for i, r in zip(rows, results, strict=True)
                     )
+                    if which == 1:
+                        step = step + alpha * param
                     param -= learning_rate * step / total
             epoch_loss += sum(
                 weight[i] * r[0] for i, r in zip(rows, results, strict=True)
             )
+            epoch_loss += 0.5 * alpha * squares
             t += 1
         curve.append(epoch_loss / weight.sum())
     return curve, t

@@ -41,13 +41,17 @@ def plain_gd(**params):
 )
 @pytest.mark.parametrize("hidden", [(7,), (6, 4)])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_matches_the_reference_network(blobs, beta, reference_beta, hidden, weighted):
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_matches_the_reference_network(
+    blobs, beta, reference_beta, hidden, weighted, alpha
+):
     X, y = blobs
     weight = np.random.RandomState(1).uniform(0, 2, len(y)) if weighted else None
     clf = plain_gd(
         hidden_layer_sizes=hidden,
         beta=beta,
         c=0.3,
+        alpha=alpha,
         learning_rate_init=0.05,
         batch_size=32,
         max_iter=4,
@@ -69,6 +73,7 @@ def test_matches_the_reference_network(blobs, beta, reference_beta, hidden, weig
         learning_rate=0.05,
         batch_size=32,
         epochs=4,
+        alpha=alpha,
     )
     assert clf.n_updates_ == steps == 4 * 3
     assert clf.t_ == 4 * 90
@@ -126,10 +131,11 @@ def test_the_sublinear_margin_grows_as_t_to_the_one_minus_c(blobs):
     assert [schedule.threshold(t + 1, 0.0) for t in (0, 1, 16)] == [0.0, 1.0, 8.0]
 
 
-def test_float32_is_trained_in_float32(blobs):
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_float32_is_trained_in_float32(blobs, alpha):
     X, y = blobs
-    clf32 = MarginMLPClassifier((8,), max_iter=5, random_state=0)
-    clf64 = MarginMLPClassifier((8,), max_iter=5, random_state=0)
+    clf32 = MarginMLPClassifier((8,), alpha=alpha, max_iter=5, random_state=0)
+    clf64 = MarginMLPClassifier((8,), alpha=alpha, max_iter=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf32.fit(X.astype(np.float32), y)
@@ -143,11 +149,13 @@ def test_float32_is_trained_in_float32(blobs):
         np.testing.assert_allclose(w32, w64, rtol=1e-3, atol=1e-4)
 
 
-def test_sparse_input_gives_the_dense_model(blobs):
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_sparse_input_gives_the_dense_model(blobs, alpha):
     X, y = blobs
     X = np.where(X > 0, X, 0.0)
-    dense = plain_gd(hidden_layer_sizes=(6,), max_iter=3, batch_size=16)
-    sparse = plain_gd(hidden_layer_sizes=(6,), max_iter=3, batch_size=16)
+    params = dict(hidden_layer_sizes=(6,), alpha=alpha, max_iter=3, batch_size=16)
+    dense = plain_gd(**params)
+    sparse = plain_gd(**params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         dense.fit(X, y)
@@ -295,6 +303,7 @@ def test_warm_start_continues_the_run(blobs):
         (dict(beta="sublinear", c=1.0), InvalidParameterError, "'c'"),
         (dict(hidden_layer_sizes=(4, 0)), ValueError, "positive integers"),
         (dict(solver="lbfgs"), InvalidParameterError, "solver"),
+        (dict(alpha=-1e-4), InvalidParameterError, "alpha"),
     ],
 )
 def test_bad_parameters_are_refused(blobs, params, error, match):
