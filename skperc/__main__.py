@@ -55,6 +55,12 @@ MODELS = {
     "sklearn SVC()": lambda: SVC(),
     "LinearProgramClassifier(C=1)": lambda: LinearProgramClassifier(C=1.0),
     "HalvingClassifier()": lambda: HalvingClassifier(),
+    # the default loss (the hinge), then the paper's growing margin, whose
+    # claim is for raw pixels: on the standardized digits here it scores
+    # 0.922 to the hinge's 0.973
+    "MarginMLPClassifier(beta=1)": lambda: MarginMLPClassifier(
+        (100,), max_iter=50, random_state=0
+    ),
     'MarginMLPClassifier(beta="sublinear")': lambda: MarginMLPClassifier(
         (100,), beta="sublinear", max_iter=50, random_state=0
     ),
