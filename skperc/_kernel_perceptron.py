@@ -474,6 +474,13 @@ def _class_order(run):
     return np.lexsort((run.index, run.codes))
 
 
+def _holds_scaled_support(state):
+    """Whether the state of a KernelPerceptron holds a run whose support
+    the budgeted loop scaled (KernelRun.scaled)."""
+    run = state.get("_run")
+    return run is not None and run.scaled is not None
+
+
 def _scaled_rows(rows, scale):
     """The dense or CSR rows, each times its scale: the products that the
     budgeted loop writes into a row's values (the same bits); the rows
@@ -1126,6 +1133,22 @@ class KernelPerceptron(BasePerceptron):
         tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
 
+    def __getstate__(self):
+        # After merges the run keeps its rows unscaled with their scales for
+        # its next call (ScaledSupport), and support_vectors_ is those rows
+        # scaled: a pickle holds them once, and __setstate__ scales them again.
+        state = super().__getstate__()
+        if _holds_scaled_support(state):
+            state = {name: v for name, v in state.items() if name != "support_vectors_"}
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if _holds_scaled_support(state) and "support_vectors_" not in state:
+            scaled = self._run.scaled
+            rows = _scaled_rows(scaled.rows, scaled.scale)
+            self.support_vectors_ = rows[_class_order(self._run)]
+
     def _validation(self):
         precomputed = self.kernel == "precomputed"
         return dict(
@@ -1264,8 +1287,9 @@ class KernelPerceptron(BasePerceptron):
     def _resume_run(self):
         """Give the run the rows of its support vectors, oldest first, the
         order in which a call continues it: between calls a model holds them
-        as ``support_vectors_`` alone, grouped by class (so does its pickle).
-        A precomputed kernel's run keeps its rows."""
+        as ``support_vectors_`` alone, grouped by class (so does its pickle,
+        which after merges holds the run's ScaledSupport instead: see
+        __getstate__). A precomputed kernel's run keeps its rows."""
         run = self._run
         if run.rows is None:
             in_run = np.argsort(_class_order(run))

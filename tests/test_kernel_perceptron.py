@@ -822,7 +822,7 @@ def test_a_fitted_model_holds_its_support_vectors_once(sparse, budget):
     and in a pickle, the model holds them once, and the next call takes the
     run's from there, to the bits of a run that never left them (three
     classes, so that the two orders differ; with a budget, merged vectors
-    among them)."""
+    among them, scaled by the loop)."""
     X, y = noisy_sample(n_samples=300, n_features=40, n_classes=3, random_state=5)
     X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0)) if sparse else X
     params = dict(random_state=0, budget=budget, gamma=0.02, shuffle=False)
@@ -833,12 +833,18 @@ def test_a_fitted_model_holds_its_support_vectors_once(sparse, budget):
     assert first._run.rows is None
     assert (first._run.scaled is not None) == (budget is not None)
     dumped = pickle.dumps(first)
-    if budget is None:
-        # the support's rows and the values kept beside them (the run's
-        # coefficients, averaging sums, function and accumulators, 4 x 3
-        # values a vector, and dual_coef_) are well under two copies
-        assert len(dumped) < 2 * len(pickle.dumps(first.support_vectors_))
+    # the support's rows and the values kept beside them (the run's
+    # coefficients, averaging sums, function and accumulators, 4 x 3 values
+    # a vector, dual_coef_, and after merges the scales and squared norms
+    # of the rows, which the pickle holds unscaled) are well under two copies
+    assert len(dumped) < 2 * len(pickle.dumps(first.support_vectors_))
     loaded = pickle.loads(dumped)
+    vectors = [m.support_vectors_ for m in (first, loaded)]
+    if sparse:
+        assert_array_equal(vectors[0].indptr, vectors[1].indptr)
+        assert_array_equal(vectors[0].indices, vectors[1].indices)
+        vectors = [v.data for v in vectors]
+    assert_array_equal(vectors[0].view(np.uint64), vectors[1].view(np.uint64))
     for model in (first, loaded):
         model.partial_fit(X[200:], y[200:])
     # one pass in one call: the run's rows never left it
