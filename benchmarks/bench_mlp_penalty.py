@@ -4,8 +4,8 @@ The two networks with their other defaults (MarginMLPClassifier: 300
 hidden units, the hinge loss ``beta=1``; MLPClassifier: 100 units,
 cross-entropy), ``random_state=0``, on the data of
 ``benchmarks/bench_defaults.py`` (each split 70/30 and scaled on its
-training part), the noisy set cut to ``--noisy-rows`` rows before the split
-as the networks take minutes on all of it:
+training part), the noisy set drawn with ``--noisy-rows`` rows instead of
+its 100,000, on which the networks take minutes:
 
 1. For each ``alpha`` of ALPHAS, the same ``alpha`` in both (it has the
    same meaning in both): test accuracy, fit time (median of ``--repeat``,
