@@ -138,7 +138,7 @@ class MarginMLPClassifier(
         which has no penalty. On noisy data the network without it learns
         the noise, as MLPClassifier does with its default of 1e-4: see
         :ref:`mlp_penalty`, where a penalty chosen by a grid search gained
-        0.5 to 9 points. Not the ``alpha`` of :class:`MarginPerceptron`, an
+        0.6 to 9 points. Not the ``alpha`` of :class:`MarginPerceptron`, an
         exponent of its thresholds.
 
     learning_rate_init : float, default=0.001
