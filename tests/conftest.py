@@ -19,6 +19,9 @@ failed CI at random. Set SKPERC_TEST_SEED to an integer to draw other
 states, and find the tests whose assertions hold only for some::
 
     SKPERC_TEST_SEED=1 python -m pytest
+
+Each test module leaves the process's environment as it found it (see
+_environment_as_found).
 """
 
 import os
@@ -48,3 +51,15 @@ def _seed_global_random_state(request):
     # the legacy global state is what check_random_state(None) returns
     np.random.seed(seed)  # noqa: NPY002
     random.seed(seed)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _environment_as_found():
+    # dask's LocalCluster sets OMP_NUM_THREADS=1 (and more: its nannies'
+    # pre-spawn environment) in the process that starts it, and leaves it
+    # there: every subprocess that a later test starts would inherit it, and
+    # run one thread where n_jobs is None or -1
+    found = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(found)
