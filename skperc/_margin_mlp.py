@@ -124,8 +124,9 @@ class MarginMLPClassifier(
     solver : {"adam", "sgd"}, default="adam"
         The gradient descent method, with the meaning it has in
         :class:`~sklearn.neural_network.MLPClassifier`: ``"adam"`` is Adam
-        with its default moment decay rates, ``"sgd"`` is stochastic
-        gradient descent with Nesterov's momentum.
+        (``beta_1``, ``beta_2``, ``epsilon``), ``"sgd"`` is stochastic
+        gradient descent (``learning_rate``, ``momentum``,
+        ``nesterovs_momentum``).
 
     alpha : float, default=0.0
         The strength of the L2 penalty on the weights (not the intercepts),
@@ -141,12 +142,31 @@ class MarginMLPClassifier(
         0.6 to 9 points. Not the ``alpha`` of :class:`MarginPerceptron`, an
         exponent of its thresholds.
 
+    learning_rate : {"constant", "invscaling", "adaptive"}, default="constant"
+        The step size of ``solver="sgd"`` over the epochs, as in
+        :class:`~sklearn.neural_network.MLPClassifier`: ``"constant"`` keeps
+        ``learning_rate_init``; ``"invscaling"`` takes
+        ``learning_rate_init / (t + 1) ** power_t`` after each epoch, ``t``
+        the number of examples seen (``t_``); ``"adaptive"`` divides it by 5
+        each time the stopping rule (``tol``, ``n_iter_no_change``) would
+        end the run, which then ends only once the step is at most 1e-6, or
+        after ``max_iter`` epochs. Used only with ``solver="sgd"``.
+
     learning_rate_init : float, default=0.001
-        The step size, constant throughout training.
+        The step size at the start of training.
+
+    power_t : float, default=0.5
+        The exponent of ``learning_rate="invscaling"``, ``>= 0``. Used only
+        with ``solver="sgd"``.
 
     momentum : float, default=0.9
         The momentum of ``solver="sgd"``, in [0, 1]. ``0`` is plain
         gradient descent, as in the paper.
+
+    nesterovs_momentum : bool, default=True
+        Whether the momentum of ``solver="sgd"`` is Nesterov's (the step
+        looks ahead along the velocity) rather than the classical one. Used
+        only with ``solver="sgd"`` and ``momentum > 0``.
 
     batch_size : int, default=128
         The number of examples of each mini-batch (of the whole training set
@@ -188,6 +208,19 @@ class MarginMLPClassifier(
     validation_fraction : float, default=0.1
         The share of the training data set aside for early stopping, in the
         open interval (0, 1). Used only when ``early_stopping=True``.
+
+    beta_1 : float, default=0.9
+        The decay rate of Adam's first moment estimates (the mean of the
+        gradients), in [0, 1). Used only with ``solver="adam"``. Not a
+        threshold: the margin is ``beta``.
+
+    beta_2 : float, default=0.999
+        The decay rate of Adam's second moment estimates (the mean of the
+        squared gradients), in [0, 1). Used only with ``solver="adam"``.
+
+    epsilon : float, default=1e-8
+        The term that keeps Adam's division by the root of its second
+        moments finite, ``> 0``. Used only with ``solver="adam"``.
 
     n_iter_no_change : int, default=10
         Training stops at the first epoch that ends more than
@@ -354,8 +387,11 @@ class MarginMLPClassifier(
         "hidden_beta": [ThresholdSchedule, None],
         "solver": [StrOptions({"adam", "sgd"})],
         "alpha": [Interval(Real, 0, None, closed="left")],
+        "learning_rate": [StrOptions({"constant", "invscaling", "adaptive"})],
         "learning_rate_init": [Interval(Real, 0, None, closed="neither")],
+        "power_t": [Interval(Real, 0, None, closed="left")],
         "momentum": [Interval(Real, 0, 1, closed="both")],
+        "nesterovs_momentum": ["boolean"],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
@@ -363,6 +399,9 @@ class MarginMLPClassifier(
         "tol": [Interval(Real, 0, None, closed="left")],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "beta_1": [Interval(Real, 0, 1, closed="left")],
+        "beta_2": [Interval(Real, 0, 1, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
         "n_iter_no_change": [
             Interval(Integral, 1, None, closed="left"),
             Options(Real, {np.inf}),
@@ -380,8 +419,11 @@ class MarginMLPClassifier(
         hidden_beta=None,
         solver="adam",
         alpha=0.0,
+        learning_rate="constant",
         learning_rate_init=0.001,
+        power_t=0.5,
         momentum=0.9,
+        nesterovs_momentum=True,
         batch_size=128,
         max_iter=200,
         shuffle=True,
@@ -389,6 +431,9 @@ class MarginMLPClassifier(
         tol=1e-4,
         early_stopping=False,
         validation_fraction=0.1,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-8,
         n_iter_no_change=10,
         warm_start=False,
         verbose=0,
@@ -399,8 +444,11 @@ class MarginMLPClassifier(
         self.hidden_beta = hidden_beta
         self.solver = solver
         self.alpha = alpha
+        self.learning_rate = learning_rate
         self.learning_rate_init = learning_rate_init
+        self.power_t = power_t
         self.momentum = momentum
+        self.nesterovs_momentum = nesterovs_momentum
         self.batch_size = batch_size
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -408,6 +456,9 @@ class MarginMLPClassifier(
         self.tol = tol
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.epsilon = epsilon
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
         self.verbose = verbose
@@ -585,10 +636,21 @@ class MarginMLPClassifier(
         else:
             params = self.coefs_ + self.intercepts_
             if self.solver == "adam":
-                self._optimizer = AdamOptimizer(params, self.learning_rate_init)
+                self._optimizer = AdamOptimizer(
+                    params,
+                    self.learning_rate_init,
+                    self.beta_1,
+                    self.beta_2,
+                    self.epsilon,
+                )
             else:
                 self._optimizer = SGDOptimizer(
-                    params, self.learning_rate_init, momentum=self.momentum
+                    params,
+                    self.learning_rate_init,
+                    self.learning_rate,
+                    self.momentum,
+                    self.nesterovs_momentum,
+                    self.power_t,
                 )
 
         if self.early_stopping:
@@ -770,18 +832,20 @@ class MarginMLPClassifier(
                 print(f"Iteration {self.n_iter_}, loss = {self.loss_:.8f}")
             if watched:
                 self._update_no_improvement_count(validation)
+            # the step of learning_rate="invscaling" for the next epoch
+            self._optimizer.iteration_ends(self.t_)
             if self._no_improvement_count > self.n_iter_no_change:
-                if self.verbose:
-                    measure = (
-                        "Validation score"
-                        if validation is not None
-                        else "Training loss"
-                    )
-                    print(
-                        f"{measure} did not improve more than tol={self.tol} for "
-                        f"{self.n_iter_no_change} consecutive epochs. Stopping."
-                    )
-                break
+                measure = (
+                    "Validation score" if validation is not None else "Training loss"
+                )
+                # learning_rate="adaptive" divides the step instead, until 1e-6
+                if self._optimizer.trigger_stopping(
+                    f"{measure} did not improve more than tol={self.tol} for "
+                    f"{self.n_iter_no_change} consecutive epochs.",
+                    self.verbose,
+                ):
+                    break
+                self._no_improvement_count = 0
             if incremental:
                 break
             if watched and self.n_iter_ == self.max_iter:

@@ -78,7 +78,9 @@ ESTIMATORS = [
         c=0.25,
         solver="sgd",
         alpha=0.1,
+        learning_rate="adaptive",
         learning_rate_init=0.01,
+        nesterovs_momentum=False,
     ),
     MarginMLPClassifier(
         (16,),
@@ -88,5 +90,8 @@ ESTIMATORS = [
         early_stopping=True,
         # the checks' smallest samples need a validation set of 3 classes
         validation_fraction=0.5,
+        beta_1=0.8,
+        beta_2=0.99,
+        epsilon=1e-6,
     ),
 ]

@@ -69,6 +69,9 @@ def reference_fit(
 ):
     """Train in place with plain gradient descent, batches in order.
 
+    ``learning_rate`` is the step, or a function of the number of examples
+    seen before an epoch that gives the epoch's step.
+
     ``Y`` holds the +-1 targets of the output units. ``beta`` is a number,
     ``"power"`` (``t^(1 - c)``) or ``"scale"`` (``rho^2`` with the doubling
     radius of Algorithm 3 over the norms of the last hidden layer). The
@@ -78,7 +81,12 @@ def reference_fit(
     each epoch and the number of steps.
     """
     t, rho, curve = 0, 0.0, []
-    for _ in range(epochs):
+    for epoch in range(epochs):
+        eta = (
+            learning_rate(epoch * X.shape[0])
+            if callable(learning_rate)
+            else learning_rate
+        )
         epoch_loss = 0.0
         for start in range(0, X.shape[0], batch_size):
             rows = range(start, min(start + batch_size, X.shape[0]))
@@ -104,7 +112,7 @@ def reference_fit(
                     )
                     if which == 1:
                         step = step + alpha * param
-                    param -= learning_rate * step / total
+                    param -= eta * step / total
             epoch_loss += sum(
                 weight[i] * r[0] for i, r in zip(rows, results, strict=True)
             )

@@ -3,7 +3,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference_mlp import he_init, reference_fit
+from reference_mlp import example_gradient, he_init, reference_fit
 from sklearn.base import clone
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
@@ -84,6 +84,154 @@ def test_matches_the_reference_network(
     np.testing.assert_allclose(clf.loss_curve_, curve, rtol=1e-10)
     # the reference moved: the comparison could have failed
     assert not np.allclose(coefs[0], he_init([5, *hidden, 3], seed=0)[0][0])
+
+
+def test_invscaling_matches_the_reference_network(blobs):
+    """learning_rate="invscaling": the step of each epoch is
+    learning_rate_init / (t + 1) ** power_t, t the examples seen before it,
+    as in MLPClassifier."""
+    X, y = blobs
+    params = dict(hidden_layer_sizes=(7,), learning_rate_init=0.05, batch_size=32)
+    clf = plain_gd(learning_rate="invscaling", power_t=0.25, max_iter=4, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
+    coefs, intercepts = he_init([5, 7, 3], seed=0)
+    curve, _ = reference_fit(
+        X,
+        Y,
+        np.ones(len(y)),
+        coefs,
+        intercepts,
+        beta=1.0,
+        c=0.5,
+        learning_rate=lambda seen: 0.05 / (seen + 1) ** 0.25,
+        batch_size=32,
+        epochs=4,
+    )
+    for ours, theirs in zip(
+        clf.coefs_ + clf.intercepts_, coefs + intercepts, strict=True
+    ):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(clf.loss_curve_, curve, rtol=1e-10)
+    # the schedule changed the steps: a constant one ends elsewhere
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        constant = plain_gd(max_iter=4, **params).fit(X, y)
+    assert not np.allclose(constant.coefs_[0], clf.coefs_[0])
+
+
+def steps_and_gradients(clf, batches):
+    """partial_fit of clf (three classes, random_state=0) on each batch in
+    turn: the change that each call made to every weight array, and the
+    gradients of the loss of beta=1 at the weights it started from, by the
+    reference (coefs first, then intercepts)."""
+    units = [batches[0][0].shape[1], *clf.hidden_layer_sizes, 3]
+    coefs, intercepts = he_init(units, seed=0)
+    steps, gradients = [], []
+    for X, y in batches:
+        Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
+        results = [
+            example_gradient(coefs, intercepts, x, target, 1.0)
+            for x, target in zip(X, Y, strict=True)
+        ]
+        gradients.append(
+            [
+                sum(r[which][layer] for r in results) / len(X)
+                for which in (1, 2)
+                for layer in range(len(coefs))
+            ]
+        )
+        before = coefs + intercepts
+        clf.partial_fit(X, y, classes=[0, 1, 2])
+        coefs = [W.copy() for W in clf.coefs_]
+        intercepts = [b.copy() for b in clf.intercepts_]
+        steps.append([a - b for a, b in zip(coefs + intercepts, before, strict=True)])
+    return steps, gradients
+
+
+def three_batches(blobs):
+    X, y = blobs
+    return [(X[start : start + 30], y[start : start + 30]) for start in (0, 30, 60)]
+
+
+def test_adam_uses_beta_1_beta_2_and_epsilon(blobs):
+    """Adam's steps (Kingma and Ba, Algorithm 1): m = beta_1 m + (1 - beta_1)
+    g, v = beta_2 v + (1 - beta_2) g^2, and the step of call t is -eta
+    sqrt(1 - beta_2^t) / (1 - beta_1^t) m / (sqrt(v) + epsilon)."""
+    rates = dict(beta_1=0.5, beta_2=0.8, epsilon=0.05)
+
+    def network(**params):
+        return MarginMLPClassifier(
+            (6,), learning_rate_init=0.1, shuffle=False, random_state=0, **params
+        )
+
+    steps, gradients = steps_and_gradients(network(**rates), three_batches(blobs))
+    m = [np.zeros_like(g) for g in gradients[0]]
+    v = [np.zeros_like(g) for g in gradients[0]]
+    for t, (step, grads) in enumerate(zip(steps, gradients, strict=True), start=1):
+        m = [0.5 * a + 0.5 * g for a, g in zip(m, grads, strict=True)]
+        v = [0.8 * a + 0.2 * g * g for a, g in zip(v, grads, strict=True)]
+        eta = 0.1 * np.sqrt(1 - 0.8**t) / (1 - 0.5**t)
+        for made, a, b in zip(step, m, v, strict=True):
+            np.testing.assert_allclose(
+                made, -eta * a / (np.sqrt(b) + 0.05), rtol=1e-9, atol=1e-12
+            )
+    # Adam's default rates make other steps: the comparison could have failed
+    default, _ = steps_and_gradients(network(), three_batches(blobs))
+    assert not np.allclose(default[2][0], steps[2][0], rtol=1e-3)
+
+
+@pytest.mark.parametrize("nesterov", [True, False])
+def test_sgd_momentum_is_nesterovs_or_the_classical_one(blobs, nesterov):
+    """solver="sgd": the velocity v = mu v - eta g, and the step is v
+    (classical momentum) or mu v - eta g (Nesterov's, which looks ahead)."""
+    clf = MarginMLPClassifier(
+        (6,),
+        solver="sgd",
+        momentum=0.7,
+        nesterovs_momentum=nesterov,
+        learning_rate_init=0.1,
+        shuffle=False,
+        random_state=0,
+    )
+    steps, gradients = steps_and_gradients(clf, three_batches(blobs))
+    velocity = [np.zeros_like(g) for g in gradients[0]]
+    for step, grads in zip(steps, gradients, strict=True):
+        velocity = [0.7 * u - 0.1 * g for u, g in zip(velocity, grads, strict=True)]
+        expected = (
+            [0.7 * u - 0.1 * g for u, g in zip(velocity, grads, strict=True)]
+            if nesterov
+            else velocity
+        )
+        for made, want in zip(step, expected, strict=True):
+            np.testing.assert_allclose(made, want, rtol=1e-9, atol=1e-12)
+
+
+def test_adaptive_learning_rate_divides_the_step_until_1e_6(blobs):
+    """learning_rate="adaptive" (solver="sgd"): where the stopping rule would
+    end the run, the step is divided by 5 instead, and the run ends once the
+    step is at most 1e-6, as in MLPClassifier."""
+    X, y = blobs
+    params = dict(
+        hidden_layer_sizes=(6,),
+        solver="sgd",
+        learning_rate_init=1e-3,
+        # no epoch gains tol: the rule fires n_iter_no_change + 1 epochs
+        # after the first, and as many epochs after each division
+        tol=100.0,
+        n_iter_no_change=2,
+        max_iter=100,
+        random_state=0,
+    )
+    constant = MarginMLPClassifier(**params).fit(X, y)
+    adaptive = MarginMLPClassifier(learning_rate="adaptive", **params).fit(X, y)
+    assert constant.n_iter_ == 1 + 3
+    # 1e-3 / 5**5 is the first step at most 1e-6: five divisions, and the
+    # sixth firing ends the run
+    assert adaptive.n_iter_ == 1 + 6 * 3
+    assert adaptive.loss_curve_[:4] == constant.loss_curve_
 
 
 def test_the_output_units_make_beta_perceptron_updates(blobs):
@@ -304,6 +452,12 @@ def test_warm_start_continues_the_run(blobs):
         (dict(hidden_layer_sizes=(4, 0)), ValueError, "positive integers"),
         (dict(solver="lbfgs"), InvalidParameterError, "solver"),
         (dict(alpha=-1e-4), InvalidParameterError, "alpha"),
+        (dict(learning_rate="optimal"), InvalidParameterError, "learning_rate"),
+        (dict(power_t=-0.5), InvalidParameterError, "power_t"),
+        (dict(nesterovs_momentum="yes"), InvalidParameterError, "nesterovs"),
+        (dict(beta_1=1.0), InvalidParameterError, "beta_1"),
+        (dict(beta_2=-0.1), InvalidParameterError, "beta_2"),
+        (dict(epsilon=0.0), InvalidParameterError, "epsilon"),
     ],
 )
 def test_bad_parameters_are_refused(blobs, params, error, match):
