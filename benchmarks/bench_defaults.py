@@ -13,7 +13,12 @@ Every estimator is built with its defaults (only ``random_state=0``):
 - ``sparse text-like``: 30,000 CSR rows over a vocabulary of 3,000 columns,
   word counts drawn from a Zipf-like law (about 40 distinct words a row),
   log-scaled; the label is the sign of a sparse linear model of the counts,
-  and then exactly 5% of the labels are flipped.
+  and then exactly 5% of the labels are flipped;
+- ``sparse vocabulary 500,000`` (``--sets vocabulary``, not run by
+  default): the same on 500,000 rows over a vocabulary of 100,000 columns,
+  the topic words drawn by frequency (``benchmarks/bench_kernel_scale.py
+  --data vocabulary``): as many features as a bag of words or hashed text
+  has, where the training data is nearly separable.
 
 Each set is split 70/30 (``random_state=0``) and scaled on the training part
 (``StandardScaler`` for dense data, ``MaxAbsScaler`` for sparse data, which
@@ -37,7 +42,12 @@ where SVC takes 20 ms or more, and at least its accuracy - 0.01.
 
 ``--estimators kernel_early_stopping`` adds the table of
 ``KernelPerceptron(early_stopping=True)`` against ``SVC()`` (the default,
-``"auto"``, splits only samples of more than 2,000 examples).
+``"auto"``, splits only samples of more than 2,000 examples);
+``linear_rule`` the table of ``MarginPerceptron(early_stopping=False)``,
+the stopping rule on the training data alone, against ``Perceptron()``;
+``linear_sgd`` the table of ``MarginPerceptron()`` against
+``SGDClassifier()``, the estimator a user of large sparse data would pick
+otherwise (no targets).
 
 ``--grid`` instead times the README's grid search over ``beta`` on digits:
 ``GridSearchCV(make_pipeline(StandardScaler(), MarginPerceptron(...)),
@@ -50,6 +60,7 @@ beside the same search over scikit-learn's
 Run from the repository root::
 
     python benchmarks/bench_defaults.py [--repeat 3] [--sets digits ...]
+        [--estimators linear linear_rule linear_sgd kernel ...]
     python benchmarks/bench_defaults.py --grid [--repeat 3]
 """
 
@@ -61,7 +72,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import Perceptron
+from sklearn.linear_model import Perceptron, SGDClassifier
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import make_pipeline
@@ -132,13 +143,18 @@ SETS = {
     "digits": lambda: load_digits(return_X_y=True),
     "noisy 100,000 x 50": noisy_dense,
     "sparse text-like": sparse_text,
+    "sparse vocabulary 500,000": lambda: sparse_text(
+        500_000, n_features=100_000, topics_by_frequency=True
+    ),
 }
 SET_KEYS = {
     "breast_cancer": "breast cancer",
     "digits": "digits",
     "noisy": "noisy 100,000 x 50",
     "sparse": "sparse text-like",
+    "vocabulary": "sparse vocabulary 500,000",
 }
+DEFAULT_SETS = ["breast_cancer", "digits", "noisy", "sparse"]
 
 
 def split(name):
@@ -226,6 +242,10 @@ def run_tables(names, estimators, repeat, kernel_rows):
     data = {name: split(name) for name in names}
     if "linear" in estimators:
         run_linear(names, data, repeat)
+    if "linear_rule" in estimators:
+        run_linear(names, data, repeat, early_stopping=False)
+    if "linear_sgd" in estimators:
+        run_linear_sgd(names, data, repeat)
     if "kernel" in estimators:
         run_kernel(names, data, repeat, kernel_rows)
     if "kernel_early_stopping" in estimators:
@@ -235,11 +255,14 @@ def run_tables(names, estimators, repeat, kernel_rows):
         run_mlp(names, data, repeat, kernel_rows)
 
 
-def run_linear(names, data, repeat):
-    header("MarginPerceptron()", "Perceptron()")
+def run_linear(names, data, repeat, **params):
+    """MarginPerceptron(**params) against Perceptron(); the targets are
+    those of the defaults."""
+    listed = ", ".join(f"{key}={value!r}" for key, value in params.items())
+    header(f"MarginPerceptron({listed})", "Perceptron()")
     for name in names:
         r = compare(
-            MarginPerceptron(random_state=0),
+            MarginPerceptron(random_state=0, **params),
             Perceptron(random_state=0),
             *data[name],
             repeat,
@@ -250,6 +273,19 @@ def run_linear(names, data, repeat):
             lambda r, ratio: ratio <= LINEAR_TIME_RATIO,
             lambda r: r["ours_acc"] >= r["theirs_acc"] - LINEAR_ACCURACY_GAP,
         )
+
+
+def run_linear_sgd(names, data, repeat):
+    """MarginPerceptron() against SGDClassifier(): no targets."""
+    header("MarginPerceptron()", "SGDClassifier()")
+    for name in names:
+        r = compare(
+            MarginPerceptron(random_state=0),
+            SGDClassifier(random_state=0),
+            *data[name],
+            repeat,
+        )
+        print_row(name, r)
 
 
 def run_kernel(names, data, repeat, kernel_rows, **params):
@@ -349,7 +385,7 @@ def main():
         "--sets",
         nargs="+",
         choices=list(SET_KEYS),
-        default=list(SET_KEYS),
+        default=DEFAULT_SETS,
         help="the data sets of the tables",
     )
     parser.add_argument(
@@ -361,10 +397,18 @@ def main():
     parser.add_argument(
         "--estimators",
         nargs="+",
-        choices=["linear", "kernel", "kernel_early_stopping", "mlp"],
+        choices=[
+            "linear",
+            "linear_rule",
+            "linear_sgd",
+            "kernel",
+            "kernel_early_stopping",
+            "mlp",
+        ],
         default=["linear", "kernel"],
-        help="the tables: perceptrons, kernel perceptrons (with their "
-        "defaults, and with early_stopping=True), networks",
+        help="the tables: perceptrons (with their defaults, with "
+        "early_stopping=False, and against SGDClassifier), kernel perceptrons "
+        "(with their defaults, and with early_stopping=True), networks",
     )
     parser.add_argument(
         "--grid", action="store_true", help="time the README's grid search instead"

@@ -102,6 +102,7 @@ def run_case(make_data, epochs, repeat):
         max_iter=epochs,
         shuffle=False,
         tol=None,
+        early_stopping=False,
         average=False,
     )
     theirs = Perceptron(

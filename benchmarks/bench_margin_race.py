@@ -110,7 +110,11 @@ def _margin(w, b, X, y):
 def perceptron(params, max_epochs):
     def fit(X, y, seed):
         clf = MarginPerceptron(
-            fit_intercept=False, max_iter=max_epochs, random_state=seed, **params
+            fit_intercept=False,
+            max_iter=max_epochs,
+            early_stopping=False,
+            random_state=seed,
+            **params,
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

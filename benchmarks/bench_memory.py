@@ -120,7 +120,7 @@ def median_fit(make_estimator, make_data, data_args, repeat):
 
 
 def margin_perceptron(epochs):
-    return MarginPerceptron(max_iter=epochs, shuffle=False)
+    return MarginPerceptron(max_iter=epochs, shuffle=False, early_stopping=False)
 
 
 def sklearn_perceptron(epochs):

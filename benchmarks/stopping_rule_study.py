@@ -507,7 +507,7 @@ def check():
         beta = {"0": 0.0, "1.0": 1.0}.get(schedule, schedule)
         reference = MarginPerceptron(
             beta=beta, fit_intercept=intercept, shuffle=False, max_iter=7,
-            average=average,
+            average=average, early_stopping=False,
         )  # fmt: skip
         import warnings
 
@@ -842,7 +842,9 @@ def linear_table(name, schedule, data, cap, reference):
 
     def time_of(epochs):
         return median_time(
-            lambda: MarginPerceptron(beta=beta, max_iter=epochs, random_state=0),
+            lambda: MarginPerceptron(
+                beta=beta, max_iter=epochs, early_stopping=False, random_state=0
+            ),
             X_train,
             y_train,
         )[0]

@@ -25,7 +25,8 @@ tol : float or None, default=0.01
     (lifted) data. It never ends a run on a sample that has such a
     separator; see the Notes. ``None`` turns the rule off: the papers'
     algorithms, which stop only after an epoch without an update, or
-    after ``max_iter`` epochs.
+    after ``max_iter`` epochs (with ``early_stopping=False`` on a sample
+    that ``early_stopping="auto"`` splits, more than 2,000 examples).
 """,
     "n_iter_no_change": """
 n_iter_no_change : int, default=5
@@ -72,10 +73,14 @@ at least ``a eps*`` along any separator of margin ``eps*``: a function
 that has moved less than ``tol * R`` per unit of update since the first
 epoch, or since its last fewest sign mistakes, proves that the (lifted)
 sample has no separator of margin ``tol * R``. So on a sample separable
-with a margin above ``tol * R`` the default run ends separated, with the
+with a margin above ``tol * R`` the run ends separated, with the
 guarantees of its theorem; below it, the run may be ended with
 ``converged_=False`` and ``stop_reason_="no_improvement"``, and
-``tol=None`` runs the papers' algorithm to separation.
+``tol=None`` runs the papers' algorithm to separation. On a sample of more
+than 2,000 examples the default stops on the score of a held-out part in
+place of the rule (``early_stopping="auto"``): a run that separates its
+training part has its theorem's guarantees there, and
+``early_stopping=False`` trains on the whole sample.
 """,
     "validation_fraction": """
 validation_fraction : float, default=0.1

@@ -4,11 +4,25 @@ that offer ``early_stopping``."""
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+# early_stopping="auto" splits samples larger than this: a validation part
+# of at least 200 examples, whose score resolves half a point of accuracy
+AUTO_SPLIT_SAMPLES = 2_000
+
 
 def check_validation_split(codes, validation_fraction):
     """Raise if the stratified validation split of early stopping cannot be
     made: it needs every class on both sides."""
     validation_split(codes, validation_fraction, random_state=0)
+
+
+def split_if_possible(codes, validation_fraction, random_state):
+    """validation_split, or None where the stratified split cannot be made
+    (a class of one example, say): there early_stopping="auto" keeps the
+    stopping rule on the training data."""
+    try:
+        return validation_split(codes, validation_fraction, random_state)
+    except ValueError:
+        return None
 
 
 def validation_split(codes, validation_fraction, random_state):

@@ -28,9 +28,11 @@ from ._base import (
 from ._compat import Interval, StrOptions, get_chunk_n_rows
 from ._docs import fill_doc
 from ._early_stopping import (
+    AUTO_SPLIT_SAMPLES,
     effective_size,
     epochs_until_stalled,
     predicted_codes,
+    split_if_possible,
     validation_split,
     weighted_accuracy,
     weighted_share,
@@ -67,10 +69,6 @@ _COMPILED_KERNELS = {
 }
 
 _REMEDY = "or use a kernel of smaller values"
-# early_stopping="auto" splits samples larger than this: a validation part
-# of at least 200 examples, whose score resolves half a point of accuracy
-_EARLY_STOPPING_SAMPLES = 2_000
-
 # beta="auto" under a budget that binds: RelativeThreshold(1.0), not 0.25.
 # Each update past a full budget is paid for by a merge or a removal, which
 # moves the function away from what the updates made; a larger margin keeps
@@ -633,8 +631,9 @@ class KernelPerceptron(BasePerceptron):
         (on the data of ``benchmarks/bench_kernel_scale.py``, 10,000
         examples and a budget of 500, ``random_state=0``: 55 epochs and
         0.877 accuracy against 7 epochs and 0.886). Used by :meth:`fit`
-        only; a sample too small to put every class on both sides of the
-        split raises a ``ValueError`` before any training.
+        only; with ``True``, a sample too small to put every class on both
+        sides of the split raises a ``ValueError`` before any training,
+        where ``"auto"`` keeps the rule on the training data.
 
     {{validation_fraction}}
 
@@ -1383,7 +1382,7 @@ class KernelPerceptron(BasePerceptron):
             self._check_kernel_failure(failure, points)
             return result
 
-        if stop_when_separated and self._early_stopping(X, budget_binds=False):
+        if stop_when_separated and self._early_stopping(codes, budget_binds=False):
 
             def function_on(work, validation):
                 columns = n_old + validation
@@ -1442,14 +1441,17 @@ class KernelPerceptron(BasePerceptron):
         projection's creeps up (see _BUDGETED_AUTO_PATIENCE)."""
         return budget_binds and self._budget_strategy() != "project"
 
-    def _early_stopping(self, X, budget_binds):
-        """Whether fit on X stops on a validation split, in the budgeted
-        loop (``budget_binds``) or the loop of kernel columns."""
+    def _early_stopping(self, codes, budget_binds):
+        """Whether fit on examples of class indices ``codes`` stops on a
+        validation split, in the budgeted loop (``budget_binds``) or the
+        loop of kernel columns."""
         if self.early_stopping == "auto":
             # A full budget voids the theorems that the rule on the training
             # data serves, and keeps the last function moving: each update
             # moves it by a fixed step, which a merge or removal takes back.
-            return X.shape[0] > _EARLY_STOPPING_SAMPLES or budget_binds
+            return (len(codes) > AUTO_SPLIT_SAMPLES or budget_binds) and (
+                split_if_possible(codes, self.validation_fraction, 0) is not None
+            )
         return self.early_stopping
 
     def _check_kernel_failure(self, failure, *points):
@@ -1723,7 +1725,9 @@ class KernelPerceptron(BasePerceptron):
             self._check_kernel_failure(failure, X, support.vectors())
             return result
 
-        validated = stop_when_separated and self._early_stopping(X, budget_binds=True)
+        validated = stop_when_separated and self._early_stopping(
+            codes, budget_binds=True
+        )
         if validated:
 
             def function_on(support, validation):

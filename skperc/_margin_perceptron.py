@@ -5,6 +5,7 @@ from numbers import Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.utils import gen_batches
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ._atomic import reading_model, write_in_place
@@ -20,7 +21,13 @@ from ._base import (
 )
 from ._compat import Interval, StrOptions
 from ._docs import fill_doc
-from ._early_stopping import epochs_until_stalled, validation_split, weighted_accuracy
+from ._early_stopping import (
+    AUTO_SPLIT_SAMPLES,
+    epochs_until_stalled,
+    split_if_possible,
+    validation_split,
+    weighted_accuracy,
+)
 from ._margin_perceptron_fast import (
     LiftMode,
     padded_width,
@@ -31,6 +38,8 @@ from ._nonfinite import check_failure, new_failure, raise_non_finite
 from ._threads import thread_count
 
 _REMEDY = "or lower eta0"
+# early stopping scores its held-out rows this many at a time
+_SCORED_ROWS = 1024
 
 
 @dataclass
@@ -228,7 +237,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
     {{n_iter_no_change}}
 
-    early_stopping : bool, default=False
+    early_stopping : bool or "auto", default="auto"
         Whether :meth:`fit` sets aside a stratified ``validation_fraction``
         of the training data and trains on the rest, scoring after each
         epoch the weights it would answer with (see ``average``) on the
@@ -240,9 +249,20 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         the training data (``tol``). A run that it ends has not separated
         its training data (``converged_=False``,
         ``stop_reason_="no_improvement"``), and the theorems of its
-        threshold do not apply to it. Used by :meth:`fit` only; a sample too
-        small to put every class on both sides of the split raises a
-        ``ValueError`` before any training.
+        threshold do not apply to it.
+        ``"auto"`` turns it on for samples of more than 2,000 examples (a
+        held-out part of more than 200) whose split can be made: where the
+        features are many, as in word counts, a large sample is nearly
+        separable, and the rule on the training data lets the run go on
+        until it has nearly learned the noise, for many epochs and a worse
+        answer (see :ref:`not_separable`: on 350,000 rows of 100,000 word
+        counts, 0.814 test accuracy after 117 epochs, against 0.901 after
+        6 with early stopping); on fewer features it changed the accuracy
+        by less than a point. ``early_stopping=False`` runs such a
+        sample to separation, with its theorem. Used by :meth:`fit` only;
+        with ``True``, a sample too small to put every class on both sides
+        of the split raises a ``ValueError`` before any training, where
+        ``"auto"`` keeps the rule on the training data.
 
     {{validation_fraction}}
 
@@ -399,7 +419,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             Interval(Real, 0, None, closed="neither"),
             StrOptions({"auto", "rms"}),
         ],
-        "early_stopping": ["boolean"],
+        "early_stopping": ["boolean", StrOptions({"auto"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
     }
 
@@ -414,7 +434,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         max_iter=1000,
         tol=0.01,
         n_iter_no_change=5,
-        early_stopping=False,
+        early_stopping="auto",
         validation_fraction=0.1,
         shuffle=True,
         random_state=None,
@@ -494,8 +514,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         """Run the compiled loop on a batch (codes: the indices of y in
         classes_) and set the fitted attributes."""
         self.validation_scores_ = self.best_validation_score_ = None
-        if stop_when_separated and self.early_stopping:
-            return self._train_validated(X, codes, weight, schedule)
+        validation = self._validation_part(codes) if stop_when_separated else None
+        if validation is not None:
+            return self._train_validated(X, codes, weight, schedule, validation)
         rows, columns = compact_rows(X)
         progress = self._epochs(
             rows,
@@ -616,18 +637,39 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             return progress
         return progress + (results[0][1][4]["seed"],)
 
-    def _train_validated(self, X, codes, weight, schedule):
+    def _validation_part(self, codes):
+        """The validation part of a fit with early stopping on examples of
+        class indices ``codes`` (sorted indices), or None for the rule on
+        the training data."""
+        if self.early_stopping == "auto":
+            split = None
+            if len(codes) > AUTO_SPLIT_SAMPLES:
+                split = split_if_possible(
+                    codes, self.validation_fraction, self.random_state
+                )
+        elif self.early_stopping:
+            split = validation_split(codes, self.validation_fraction, self.random_state)
+        else:
+            split = None
+        return None if split is None else split[1]
+
+    def _train_validated(self, X, codes, weight, schedule, validation):
         """fit with early stopping: the epochs on a stratified training part
         of X, one call of the loop each, scored on the validation part
         after each; the run as it stood at the best score unless the last
-        epoch separated the training part."""
-        train, validation = validation_split(
-            codes, self.validation_fraction, self.random_state
-        )
+        epoch separated the training part. The loop runs on the whole of X,
+        the held-out examples of weight 0, which it skips (they change no
+        norm, visit or update), so that the training part is not copied:
+        the run is, bit for bit, the plain run of as many epochs with those
+        weights."""
+        trained = weight.copy()
+        trained[validation] = 0.0
         seed = self._run_seed()
-        X_train, X_val = X[train], X[validation]
-        rows, columns = compact_rows(X_train)
-        order = np.arange(len(train), dtype=np.intp)
+        # the held-out tenth of X, scored after every epoch (the training
+        # part is not copied)
+        X_val = X[validation]
+        rows, columns = compact_rows(X)
+        order = np.arange(X.shape[0], dtype=np.intp)
         k = len(self._run.lift_coef)
         follow_norms = not self._run.n_steps.any()
         recorded = []
@@ -639,8 +681,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 rows,
                 X.shape[1],
                 columns,
-                codes[train],
-                weight[train],
+                codes,
+                trained,
                 schedule,
                 control,
                 follow_norms=follow_norms and epoch == 0,
@@ -655,7 +697,10 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
 
         def score():
             coef, intercept = self._model(answered())
-            scores = safe_sparse_dot(X_val, coef.T) + intercept
+            scores = np.empty((len(validation), len(intercept)))
+            # a chunk of rows at a time: the product converts float32 rows
+            for chunk in gen_batches(len(validation), _SCORED_ROWS):
+                scores[chunk] = safe_sparse_dot(X_val[chunk], coef.T) + intercept
             return weighted_accuracy(scores, codes[validation], weight[validation])
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
@@ -675,15 +720,14 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             averaged = answered()
         self.updates_ = None
         if self.record_updates:
-            # the rows of X, in the order of a run of these epochs in one call
+            # in the order of a run of these epochs in one call
             updates = np.concatenate(recorded)
-            updates[:, 0] = train[updates[:, 0]]
             self.updates_ = updates[np.argsort(updates[:, 2], kind="stable")]
         return self._set_fitted(
-            X_train,
+            X,
             (rows, columns),
-            codes[train],
-            weight[train],
+            codes,
+            trained,
             (np.full(k, n_epochs), np.full(k, converged), np.full(k, stalled)),
             averaged,
             schedule,

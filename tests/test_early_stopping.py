@@ -137,23 +137,30 @@ LINEAR = [
 def test_the_linear_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     form, n_classes, params, seed
 ):
+    """The run of early stopping is the plain run of as many epochs on the
+    whole sample, the held-out part of weight 0: the loop skips those
+    examples, so that the training part need not be copied."""
     X, y = noisy(n_samples=1000, n_classes=n_classes, random_state=seed)
     X = INPUTS[form](X)
     params = dict(average=True, random_state=seed, record_updates=True, **params)
     stopped = fit_quietly(
         MarginPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
     )
-    train, _ = split(y, 0.1, seed)
+    train, validation = split(y, 0.1, seed)
     best = int(np.argmax(stopped.validation_scores_)) + 1
-    plain = fit_quietly(
-        MarginPerceptron(tol=None, max_iter=best, **params), X[train], y[train]
-    )
+    held_out = np.ones(len(y))
+    held_out[validation] = 0.0
+    plain = MarginPerceptron(tol=None, max_iter=best, early_stopping=False, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain.fit(X, y, sample_weight=held_out)
     assert_array_equal(stopped.coef_, plain.coef_)
     assert_array_equal(stopped.intercept_, plain.intercept_)
     assert_array_equal(stopped.n_updates_, plain.n_updates_)
     assert_array_equal(stopped.margin_, plain.margin_)
-    assert_array_equal(stopped.updates_[:, 0], train[plain.updates_[:, 0]])
-    assert_array_equal(stopped.updates_[:, 1:], plain.updates_[:, 1:])
+    assert_array_equal(stopped.updates_, plain.updates_)
+    # no held-out example was visited
+    assert np.isin(stopped.updates_[:, 0], train).all()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -471,3 +478,34 @@ def test_a_perfect_validation_score_does_not_stop_a_separable_run():
                 late += estimator.n_iter_ > best + patience
     # runs that a count from the best score alone would have stopped
     assert late >= 3
+
+
+def test_auto_splits_the_perceptrons_samples_of_more_than_2000_examples():
+    """MarginPerceptron(early_stopping="auto") is early stopping on a sample
+    of more than 2,000 examples, to the bit, and the rule on the training
+    data on one of 2,000."""
+    for n_samples, on in [(2001, True), (2000, False)]:
+        X, y = noisy(n_samples=n_samples, random_state=1)
+        auto = fit_quietly(MarginPerceptron(random_state=0), X, y)
+        explicit = fit_quietly(
+            MarginPerceptron(early_stopping=on, random_state=0), X, y
+        )
+        assert (auto.validation_scores_ is not None) == on
+        assert_array_equal(auto.coef_, explicit.coef_)
+        assert_array_equal(auto.intercept_, explicit.intercept_)
+        assert auto.n_iter_ == explicit.n_iter_
+
+
+@pytest.mark.parametrize("estimator", [MarginPerceptron, KernelPerceptron])
+def test_auto_keeps_the_rule_where_the_split_cannot_be_made(estimator):
+    """A class of one example cannot be on both sides of a stratified split:
+    early_stopping=True refuses the sample, "auto" trains it on the rule."""
+    X, y = noisy(n_samples=2500, random_state=2)
+    y[0] = 2
+    params = dict(kernel="linear") if estimator is KernelPerceptron else {}
+    with pytest.raises(ValueError, match="every class on both sides"):
+        estimator(early_stopping=True, **params).fit(X, y)
+    auto = fit_quietly(estimator(random_state=0, **params), X, y)
+    assert auto.validation_scores_ is None
+    rule = fit_quietly(estimator(early_stopping=False, random_state=0, **params), X, y)
+    assert_array_equal(auto.decision_function(X), rule.decision_function(X))

@@ -40,7 +40,8 @@ CHILD = textwrap.dedent(
         )
         cls = MarginPerceptron if name == "MarginPerceptron" else KernelPerceptron
         clf = cls(max_iter=2, n_jobs=n_jobs, random_state=0).fit(X[:200], y[:200])
-        clf.set_params(max_iter=10**6, tol=None)
+        # neither rule ends the fit: it runs until interrupted
+        clf.set_params(max_iter=10**6, tol=None, early_stopping=False)
     before = clf.decision_function(X[:50])
     print("ready", flush=True)
     try:

@@ -77,9 +77,26 @@ def float32_data():
 @pytest.mark.parametrize("estimator", MARGIN_PERCEPTRONS, ids=_name)
 def test_margin_perceptron_does_not_copy_X(estimator, float32_data):
     X, y = float32_data
-    estimator = clone(estimator).set_params(max_iter=2)
+    # the rule on the training data; early stopping below
+    estimator = clone(estimator).set_params(max_iter=2, early_stopping=False)
     extra = peak_memory(estimator.fit, X, y)
     assert extra <= EXTRA_MEMORY * X.nbytes, extra / X.nbytes
+
+
+def test_early_stopping_copies_no_training_rows():
+    """MarginPerceptron's early stopping holds its validation part out by
+    weight, not by a copy of the training part: what it adds to a fit is
+    per example (the stratified split's indices, the weights), as much for
+    rows 8 times as wide."""
+    rng = np.random.default_rng(0)
+    extras = []
+    for n_features in (25, 200):
+        X = rng.standard_normal((100_000, n_features), dtype=np.float32)
+        y = (X[:, :5].sum(axis=1) > 0).astype(np.int64)
+        estimator = MarginPerceptron(max_iter=2, early_stopping=True)
+        extras.append(peak_memory(estimator.fit, X, y))
+    # a copy of the training part of the wider rows would add 72 MB
+    assert extras[1] - extras[0] <= 0.05 * X.nbytes, extras
 
 
 def test_memory_measure_sees_a_copy_of_X(float32_data):
