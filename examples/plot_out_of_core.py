@@ -7,8 +7,9 @@ Data that does not fit in memory can stay on disk: a :class:`numpy.memmap`
 maps the file, each slice of it reads only its own rows, and
 ``partial_fit`` continues one run over the slices in order. A pass of
 chunks is an epoch: several passes make the same model as ``fit`` with
-``shuffle=False`` and as many epochs on the whole array, to the last bit,
-while the memory in use is that of one chunk.
+``shuffle=False`` and as many epochs on the whole array, to the last bit
+(with ``intercept_scaling="auto"`` or a number: see below), while the
+memory in use is that of one chunk.
 """
 
 # %%
@@ -49,7 +50,12 @@ print(f"{path.stat().st_size / 2**20:.1f} MiB on disk, chunks of {chunk_size:,} 
 # order, with the averaged perceptron (the last weights of a perceptron
 # swing on data it cannot separate). tracemalloc counts numpy's arrays, so
 # its peak is the memory the stream used at most beyond the labels.
-streamed = MarginPerceptron(shuffle=False, average=True)
+# ``intercept_scaling="auto"``: the default, ``"rms"``, scales the intercept
+# by the mean norm of the examples seen, to which each call of
+# ``partial_fit`` adds its rows as new examples, so that a second pass adds
+# them again and moves that mean in its last bits, where the later epochs
+# of ``fit`` add nothing: the same models but for those bits.
+streamed = MarginPerceptron(shuffle=False, average=True, intercept_scaling="auto")
 n_passes = 3
 accuracy = []
 tracemalloc.start()
@@ -67,7 +73,11 @@ print(f"streaming peak: {peak / 2**20:.1f} MiB for {X.nbytes / 2**20:.1f} MiB of
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     whole = MarginPerceptron(
-        shuffle=False, average=True, max_iter=n_passes, early_stopping=False
+        shuffle=False,
+        average=True,
+        intercept_scaling="auto",
+        max_iter=n_passes,
+        early_stopping=False,
     )
     whole.fit(np.asarray(X), y)
 print("epochs of fit:", whole.n_iter_)
