@@ -245,7 +245,7 @@ def run_tables(names, estimators, repeat, kernel_rows):
     if "linear_rule" in estimators:
         run_linear(names, data, repeat, early_stopping=False)
     if "linear_sgd" in estimators:
-        run_linear_sgd(names, data, repeat)
+        run_linear(names, data, repeat, reference=SGDClassifier)
     if "kernel" in estimators:
         run_kernel(names, data, repeat, kernel_rows)
     if "kernel_early_stopping" in estimators:
@@ -255,37 +255,27 @@ def run_tables(names, estimators, repeat, kernel_rows):
         run_mlp(names, data, repeat, kernel_rows)
 
 
-def run_linear(names, data, repeat, **params):
-    """MarginPerceptron(**params) against Perceptron(); the targets are
-    those of the defaults."""
+def run_linear(names, data, repeat, reference=Perceptron, **params):
+    """MarginPerceptron(**params) against reference(); the targets are
+    those of the defaults against Perceptron, none against another."""
     listed = ", ".join(f"{key}={value!r}" for key, value in params.items())
-    header(f"MarginPerceptron({listed})", "Perceptron()")
-    for name in names:
-        r = compare(
-            MarginPerceptron(random_state=0, **params),
-            Perceptron(random_state=0),
-            *data[name],
-            repeat,
-        )
-        print_row(
-            name,
-            r,
+    header(f"MarginPerceptron({listed})", f"{reference.__name__}()")
+    targets = (
+        (
             lambda r, ratio: ratio <= LINEAR_TIME_RATIO,
             lambda r: r["ours_acc"] >= r["theirs_acc"] - LINEAR_ACCURACY_GAP,
         )
-
-
-def run_linear_sgd(names, data, repeat):
-    """MarginPerceptron() against SGDClassifier(): no targets."""
-    header("MarginPerceptron()", "SGDClassifier()")
+        if reference is Perceptron
+        else ()
+    )
     for name in names:
         r = compare(
-            MarginPerceptron(random_state=0),
-            SGDClassifier(random_state=0),
+            MarginPerceptron(random_state=0, **params),
+            reference(random_state=0),
             *data[name],
             repeat,
         )
-        print_row(name, r)
+        print_row(name, r, *targets)
 
 
 def run_kernel(names, data, repeat, kernel_rows, **params):
