@@ -15,14 +15,22 @@ def check_validation_split(codes, validation_fraction):
     validation_split(codes, validation_fraction, random_state=0)
 
 
-def split_if_possible(codes, validation_fraction, random_state):
-    """validation_split, or None where the stratified split cannot be made
-    (a class of one example, say): there early_stopping="auto" keeps the
-    stopping rule on the training data."""
+def early_stopping_split(
+    early_stopping, auto_splits, codes, validation_fraction, random_state
+):
+    """The training and validation parts (validation_split) on which a fit
+    with ``early_stopping`` stops, or None for the stopping rule on the
+    training data. True splits, or raises if the stratified split cannot be
+    made; "auto" splits where ``auto_splits`` holds and the split can be
+    made (not with a class of one example, say); False does not split."""
+    if not early_stopping or (early_stopping == "auto" and not auto_splits):
+        return None
     try:
         return validation_split(codes, validation_fraction, random_state)
     except ValueError:
-        return None
+        if early_stopping == "auto":
+            return None
+        raise
 
 
 def validation_split(codes, validation_fraction, random_state):

@@ -29,11 +29,10 @@ from ._compat import Interval, StrOptions, get_chunk_n_rows
 from ._docs import fill_doc
 from ._early_stopping import (
     AUTO_SPLIT_SAMPLES,
+    early_stopping_split,
     effective_size,
     epochs_until_stalled,
     predicted_codes,
-    split_if_possible,
-    validation_split,
     weighted_accuracy,
     weighted_share,
 )
@@ -1382,13 +1381,20 @@ class KernelPerceptron(BasePerceptron):
             self._check_kernel_failure(failure, points)
             return result
 
-        if stop_when_separated and self._early_stopping(codes, budget_binds=False):
+        split = (
+            self._validation_split(codes, budget_binds=False)
+            if stop_when_separated
+            else None
+        )
+        if split is not None:
 
             def function_on(work, validation):
                 columns = n_old + validation
                 return work.f[:, columns], work.g[:, columns]
 
-            train, _, progress, averaged, work, counters = self._validated_epochs(
+            train = split[0]
+            progress, averaged, work, counters = self._validated_epochs(
+                split,
                 epochs,
                 work,
                 counters,
@@ -1441,18 +1447,21 @@ class KernelPerceptron(BasePerceptron):
         projection's creeps up (see _BUDGETED_AUTO_PATIENCE)."""
         return budget_binds and self._budget_strategy() != "project"
 
-    def _early_stopping(self, codes, budget_binds):
-        """Whether fit on examples of class indices ``codes`` stops on a
-        validation split, in the budgeted loop (``budget_binds``) or the
-        loop of kernel columns."""
-        if self.early_stopping == "auto":
+    def _validation_split(self, codes, budget_binds):
+        """The training and validation parts of a fit with early stopping
+        on examples of class indices ``codes`` (sorted indices), or None for
+        the rule on the training data, in the budgeted loop
+        (``budget_binds``) or the loop of kernel columns."""
+        return early_stopping_split(
+            self.early_stopping,
             # A full budget voids the theorems that the rule on the training
             # data serves, and keeps the last function moving: each update
             # moves it by a fixed step, which a merge or removal takes back.
-            return (len(codes) > AUTO_SPLIT_SAMPLES or budget_binds) and (
-                split_if_possible(codes, self.validation_fraction, 0) is not None
-            )
-        return self.early_stopping
+            len(codes) > AUTO_SPLIT_SAMPLES or budget_binds,
+            codes,
+            self.validation_fraction,
+            self.random_state,
+        )
 
     def _check_kernel_failure(self, failure, *points):
         """Raise for the value that was not finite in a call of the loop on
@@ -1476,6 +1485,7 @@ class KernelPerceptron(BasePerceptron):
 
     def _validated_epochs(
         self,
+        split,
         epochs,
         work,
         counters,
@@ -1485,12 +1495,13 @@ class KernelPerceptron(BasePerceptron):
         function_on,
         budget_binds=False,
     ):
-        """Early stopping: the epochs of a fit on a stratified training part
-        of the batch, one call of ``epochs(visit, work, counters, control,
-        continued)`` each (the batch's rows are the loop's from ``offset``
-        on), scored after each on the validation part, which no epoch
-        visits: ``function_on(work, validation)`` gives the function and
-        its averaging accumulators there. ``budget_binds``: the run is the
+        """Early stopping: the epochs of a fit on the training part of
+        ``split`` (the training and validation parts of the batch), one call
+        of ``epochs(visit, work, counters, control, continued)`` each (the
+        batch's rows are the loop's from ``offset`` on), scored after each
+        on the validation part, which no epoch visits: ``function_on(work,
+        validation)`` gives the function and its averaging accumulators
+        there. ``budget_binds``: the run is the
         budgeted loop's, whose full budget keeps its function moving, so
         that it may never separate its training part and its classes never
         settle (see epochs_until_stalled), whose patience is
@@ -1498,12 +1509,10 @@ class KernelPerceptron(BasePerceptron):
         (_score_wanders), starts it again only by more than its standard
         error (see _BUDGETED_AUTO_PATIENCE).
         Returns the run as it stood at the best score unless the last epoch
-        separated the training part: (training part, validation part, the
-        loop's results, the problems that answer with their averaged
-        function, the state of the loop, the counters)."""
-        train, validation = validation_split(
-            codes, self.validation_fraction, self.random_state
-        )
+        separated the training part: (the loop's results, the problems that
+        answer with their averaged function, the state of the loop, the
+        counters)."""
+        train, validation = split
         seed = self._run_seed()
         visit = (offset + train).astype(np.intp)
         k = len(counters.n_steps)
@@ -1580,7 +1589,7 @@ class KernelPerceptron(BasePerceptron):
             np.full(k, stalled),
             np.concatenate(recorded) if self.record_updates else None,
         )
-        return train, validation, progress, averaged, work, counters
+        return progress, averaged, work, counters
 
     def _finish(
         self,
@@ -1725,10 +1734,12 @@ class KernelPerceptron(BasePerceptron):
             self._check_kernel_failure(failure, X, support.vectors())
             return result
 
-        validated = stop_when_separated and self._early_stopping(
-            codes, budget_binds=True
+        split = (
+            self._validation_split(codes, budget_binds=True)
+            if stop_when_separated
+            else None
         )
-        if validated:
+        if split is not None:
 
             def function_on(support, validation):
                 held = support.state[0]
@@ -1745,14 +1756,9 @@ class KernelPerceptron(BasePerceptron):
                 )
                 return products[: len(support.coef)], products[len(support.coef) :]
 
-            (
-                train,
-                validation,
-                progress,
-                averaged,
-                support,
-                counters,
-            ) = self._validated_epochs(
+            train, validation = split
+            progress, averaged, support, counters = self._validated_epochs(
+                split,
                 epochs,
                 support,
                 counters,
@@ -1794,7 +1800,7 @@ class KernelPerceptron(BasePerceptron):
                 strategy=BudgetStrategy.BUDGET_AVERAGING,
             )
             averaged = answers
-            if validated:
+            if split is not None:
                 # the epoch's mean answers if it scores at least as well as
                 # the last function it started from
                 f, g = function_on(support, validation)

@@ -23,9 +23,8 @@ from ._compat import Interval, StrOptions
 from ._docs import fill_doc
 from ._early_stopping import (
     AUTO_SPLIT_SAMPLES,
+    early_stopping_split,
     epochs_until_stalled,
-    split_if_possible,
-    validation_split,
     weighted_accuracy,
 )
 from ._margin_perceptron_fast import (
@@ -641,16 +640,13 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         """The validation part of a fit with early stopping on examples of
         class indices ``codes`` (sorted indices), or None for the rule on
         the training data."""
-        if self.early_stopping == "auto":
-            split = None
-            if len(codes) > AUTO_SPLIT_SAMPLES:
-                split = split_if_possible(
-                    codes, self.validation_fraction, self.random_state
-                )
-        elif self.early_stopping:
-            split = validation_split(codes, self.validation_fraction, self.random_state)
-        else:
-            split = None
+        split = early_stopping_split(
+            self.early_stopping,
+            len(codes) > AUTO_SPLIT_SAMPLES,
+            codes,
+            self.validation_fraction,
+            self.random_state,
+        )
         return None if split is None else split[1]
 
     def _train_validated(self, X, codes, weight, schedule, validation):

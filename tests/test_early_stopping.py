@@ -3,6 +3,7 @@ training part, the validation score, the run it answers with, and when
 KernelPerceptron's "auto" turns it on."""
 
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
+import skperc._early_stopping
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc._early_stopping import SETTLED_SHARE, validation_split
 
@@ -509,3 +511,25 @@ def test_auto_keeps_the_rule_where_the_split_cannot_be_made(estimator):
     assert auto.validation_scores_ is None
     rule = fit_quietly(estimator(early_stopping=False, random_state=0, **params), X, y)
     assert_array_equal(auto.decision_function(X), rule.decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        MarginPerceptron(random_state=0),
+        KernelPerceptron(gamma=GAMMA, random_state=0),
+        KernelPerceptron(gamma=GAMMA, budget=50, random_state=0),
+    ],
+    ids=["linear", "kernel", "budget"],
+)
+def test_a_fit_draws_its_stratified_split_once(estimator):
+    """The split is drawn once per fit (4 ms on 10,000 examples), not once
+    to learn whether it can be made and again to use it."""
+    X, y = noisy(n_samples=2500, random_state=3)
+    draw = skperc._early_stopping.train_test_split
+    with mock.patch.object(
+        skperc._early_stopping, "train_test_split", wraps=draw
+    ) as drawn:
+        fit_quietly(estimator, X, y)
+    assert estimator.validation_scores_ is not None
+    assert drawn.call_count == 1
