@@ -684,8 +684,8 @@ class ParameterMixingClassifier(
     the weights and the update counts travel, once per epoch each way.
     The two engines run the same function on each shard and mix in the
     same order, so on the same shards they give the same weights to the
-    last bit; with one shard the run is ``estimator``'s own ``fit``, to
-    the last bit.
+    last bit; with one shard the run is ``estimator``'s own ``fit`` with
+    ``early_stopping=False``, to the last bit.
 
     Read more in the :ref:`User Guide <parameter_mixing>`.
 
@@ -694,8 +694,13 @@ class ParameterMixingClassifier(
     estimator : MarginPerceptron, default=None
         The perceptron to train, with all its options (threshold schedule,
         averaging, intercept, class weights, stopping rule, ``max_iter``,
-        ``shuffle`` and ``random_state``); ``None`` means
-        ``MarginPerceptron()``. Its ``warm_start=True`` makes :meth:`fit`
+        ``shuffle`` and ``random_state``) but early stopping: the mixed run
+        ends by the stopping rule on the training data (``tol``,
+        ``n_iter_no_change``), whatever the size of the sample, as with
+        ``early_stopping=False``; ``early_stopping="auto"`` (the default)
+        means that, and ``True`` raises a ``ValueError`` in :meth:`fit`.
+        ``None`` means ``MarginPerceptron()``. Its ``warm_start=True`` makes
+        :meth:`fit`
         continue the mixed run of the previous call; its ``verbose``
         prints each mixed epoch; its ``n_jobs`` is not used (the shards
         are the parallelism).
@@ -907,6 +912,15 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
+        if estimator.early_stopping is True:
+            # the held-out part would be scored on every shard each epoch;
+            # the rule on the training data needs only the shards' counts
+            raise ValueError(
+                "ParameterMixingClassifier ends the mixed run by the stopping "
+                "rule on the training data (tol, n_iter_no_change) and offers "
+                "no early stopping on a validation split: set the estimator's "
+                "early_stopping to False or 'auto'."
+            )
         warm = estimator.warm_start and hasattr(self, "estimator_")
         classes, n_features, engine_of = self._shards(
             estimator, X, y, sample_weight, reset=not warm

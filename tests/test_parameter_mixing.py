@@ -82,6 +82,27 @@ def test_one_shard_is_the_single_machine_run(options, n_classes, layout):
     assert np.array_equal(mixed.predict(X), single.predict(X))
 
 
+def test_one_shard_of_a_large_sample_is_the_run_without_early_stopping():
+    """The mixed run stops by the rule on the training data: on more than
+    2,000 examples, where MarginPerceptron's default splits off a validation
+    part, one shard is the single-machine run with early_stopping=False, and
+    early_stopping=True is refused before any work."""
+    X, y = noisy(2, n_samples=2500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rule = MarginPerceptron(early_stopping=False, random_state=0).fit(X, y)
+        mixed = ParameterMixingClassifier(
+            MarginPerceptron(random_state=0), n_shards=1
+        ).fit(X, y)
+    assert same_model(rule, mixed)
+    refused = ParameterMixingClassifier(
+        MarginPerceptron(early_stopping=True), n_shards=1
+    )
+    with pytest.raises(ValueError, match="no early stopping on a validation split"):
+        refused.fit(X, y)
+    assert not hasattr(refused, "estimator_")
+
+
 @pytest.mark.parametrize("n_shards", [2, 3, 5])
 def test_results_do_not_depend_on_the_threads(n_shards):
     """The same shards give the same model, run after run, and the threads
