@@ -1501,10 +1501,10 @@ class KernelPerceptron(BasePerceptron):
         batch's rows are the loop's from ``offset`` on), scored after each
         on the validation part, which no epoch visits: ``function_on(work,
         validation)`` gives the function and its averaging accumulators
-        there. ``budget_binds``: the run is the
-        budgeted loop's, whose full budget keeps its function moving, so
-        that it may never separate its training part and its classes never
-        settle (see epochs_until_stalled), whose patience is
+        there. ``budget_binds``: the run is the budgeted loop's, whose full
+        budget keeps its function moving, so that it may never separate its
+        training part and its classes never settle (see
+        epochs_until_stalled), whose patience is
         ``_patience(budget_binds=True)``, and whose score, where it wanders
         (_score_wanders), starts it again only by more than its standard
         error (see _BUDGETED_AUTO_PATIENCE).

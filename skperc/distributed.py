@@ -700,10 +700,9 @@ class ParameterMixingClassifier(
         ``early_stopping=False``; ``early_stopping="auto"`` (the default)
         means that, and ``True`` raises a ``ValueError`` in :meth:`fit`.
         ``None`` means ``MarginPerceptron()``. Its ``warm_start=True`` makes
-        :meth:`fit`
-        continue the mixed run of the previous call; its ``verbose``
-        prints each mixed epoch; its ``n_jobs`` is not used (the shards
-        are the parallelism).
+        :meth:`fit` continue the mixed run of the previous call; its
+        ``verbose`` prints each mixed epoch; its ``n_jobs`` is not used (the
+        shards are the parallelism).
 
     n_shards : int, default=None
         The number of shards of an array or sparse matrix: consecutive
@@ -912,7 +911,7 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
-        if estimator.early_stopping is True:
+        if not isinstance(estimator.early_stopping, str) and estimator.early_stopping:
             # the held-out part would be scored on every shard each epoch;
             # the rule on the training data needs only the shards' counts
             raise ValueError(

@@ -95,12 +95,13 @@ def test_one_shard_of_a_large_sample_is_the_run_without_early_stopping():
             MarginPerceptron(random_state=0), n_shards=1
         ).fit(X, y)
     assert same_model(rule, mixed)
-    refused = ParameterMixingClassifier(
-        MarginPerceptron(early_stopping=True), n_shards=1
-    )
-    with pytest.raises(ValueError, match="no early stopping on a validation split"):
-        refused.fit(X, y)
-    assert not hasattr(refused, "estimator_")
+    for on in (True, np.True_):
+        refused = ParameterMixingClassifier(
+            MarginPerceptron(early_stopping=on), n_shards=1
+        )
+        with pytest.raises(ValueError, match="no early stopping on a validation"):
+            refused.fit(X, y)
+        assert not hasattr(refused, "estimator_")
 
 
 @pytest.mark.parametrize("n_shards", [2, 3, 5])
