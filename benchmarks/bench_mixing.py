@@ -6,8 +6,9 @@ The data: ``--n-samples`` x ``--n-features`` float32 rows in a memmap file
 classes (the means differ on 20 features, 5% of the labels flipped), and a
 test set of ``--n-test`` rows drawn the same way.
 
-Every run fits the default :class:`~skperc.MarginPerceptron` (the stopping
-rule on, ``average="auto"``), so that each measures the model a user gets:
+Every run fits :class:`~skperc.MarginPerceptron` with its defaults but
+``early_stopping=False`` (the stopping rule on the training data,
+``average="auto"``; a held-out part would count in the training error):
 on this data the rule ends every run, which then answers with its averaged
 weights (for the mixed run, the average of the weights of every step of
 every shard). The last weights are not a fair measure of either run: on
@@ -151,16 +152,22 @@ class Trajectory:
         return None
 
 
-def one_core_fit(X, y, seed, max_iter=None):
+def perceptron(seed, max_iter=None):
+    """The perceptron of every run: the stopping rule on the training data
+    (not early stopping, whose held-out part the training error would
+    count)."""
     options = {} if max_iter is None else {"max_iter": max_iter}
-    return MarginPerceptron(random_state=seed, **options).fit(X, y)
+    return MarginPerceptron(random_state=seed, early_stopping=False, **options)
+
+
+def one_core_fit(X, y, seed, max_iter=None):
+    return perceptron(seed, max_iter).fit(X, y)
 
 
 def mixed_fit(n_shards, data, seed, max_iter=None):
-    options = {} if max_iter is None else {"max_iter": max_iter}
-    return ParameterMixingClassifier(
-        MarginPerceptron(random_state=seed, **options), n_shards=n_shards
-    ).fit(*data)
+    return ParameterMixingClassifier(perceptron(seed, max_iter), n_shards=n_shards).fit(
+        *data
+    )
 
 
 def run_mixed(fit, X, y, target, X_test, y_test):
@@ -244,10 +251,7 @@ def main():
             )
             for seed in range(args.repeat):
                 start, cpu = time.perf_counter(), time.process_time()
-                # the rule on the training data, as the mixture's
-                single = MarginPerceptron(random_state=seed, early_stopping=False).fit(
-                    X, y
-                )
+                single = one_core_fit(X, y, seed)
                 seconds = time.perf_counter() - start
                 cpu = time.process_time() - cpu
                 target = 1 - single.score(X, y) + args.tolerance

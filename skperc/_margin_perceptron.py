@@ -41,6 +41,16 @@ _REMEDY = "or lower eta0"
 _SCORED_ROWS = 1024
 
 
+def held_out_scores(X, coef, intercept):
+    """The decision values of the linear model ``coef``, ``intercept`` on
+    the held-out rows X of early stopping, _SCORED_ROWS at a time (the
+    product converts float32 rows a chunk at a time)."""
+    scores = np.empty((X.shape[0], len(intercept)))
+    for chunk in gen_batches(X.shape[0], _SCORED_ROWS):
+        scores[chunk] = safe_sparse_dot(X[chunk], coef.T) + intercept
+    return scores
+
+
 @dataclass
 class LinearRun:
     """The state of a run that the compiled loop carries from call to call:
@@ -692,11 +702,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             return self._averaged(np.full(k, stopped))
 
         def score():
-            coef, intercept = self._model(answered())
-            scores = np.empty((len(validation), len(intercept)))
-            # a chunk of rows at a time: the product converts float32 rows
-            for chunk in gen_batches(len(validation), _SCORED_ROWS):
-                scores[chunk] = safe_sparse_dot(X_val[chunk], coef.T) + intercept
+            scores = held_out_scores(X_val, *self._model(answered()))
             return weighted_accuracy(scores, codes[validation], weight[validation])
 
         n_epochs, converged, stalled, best = epochs_until_stalled(

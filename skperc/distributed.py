@@ -39,7 +39,8 @@ from ._base import (
     warn_not_converged,
 )
 from ._compat import Interval, _fit_context
-from ._margin_perceptron import _REMEDY, LinearRun, MarginPerceptron
+from ._early_stopping import epochs_until_stalled, predicted_codes
+from ._margin_perceptron import _REMEDY, LinearRun, MarginPerceptron, held_out_scores
 from ._margin_perceptron_fast import LiftMode, run_epochs
 from ._nonfinite import check_failure, new_failure
 from .schedules import checked_schedule
@@ -52,17 +53,39 @@ __all__ = ["ParameterMixingClassifier"]
 
 
 @dataclass
+class _HeldOut:
+    """The examples of a shard that early stopping scores the mixed model
+    on: their rows, labels (as codes) and weights."""
+
+    X: object  # ndarray or csr_array
+    codes: np.ndarray
+    weight: np.ndarray
+
+    def __sizeof__(self):
+        X = self.X
+        parts = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+        return object.__sizeof__(self) + _nbytes(*parts, self.codes, self.weight)
+
+
+@dataclass
 class _Shard:
     """The rows of one shard, as the compiled loop reads them."""
 
     rows: tuple  # data, indices, indptr (rows_of)
     codes: np.ndarray  # int32, the index of each label in classes_
     weight: np.ndarray  # float64, the weight of each example
+    # with early stopping, the examples set aside (of weight 0 above)
+    held_out: _HeldOut = None
 
     def __sizeof__(self):
         # what dask.distributed counts (through sys.getsizeof) to place the
         # epochs next to the shard and never move it to balance the work
-        return object.__sizeof__(self) + _nbytes(*self.rows, self.codes, self.weight)
+        held_out = 0 if self.held_out is None else sys.getsizeof(self.held_out)
+        return (
+            object.__sizeof__(self)
+            + _nbytes(*self.rows, self.codes, self.weight)
+            + held_out
+        )
 
 
 @dataclass
@@ -320,6 +343,15 @@ def _finish_shard(state, mixed):
     return _at_mixed(state.run, mixed)
 
 
+def _matrix(shard, n_features):
+    """The rows of a shard as an array or CSR array (no copy)."""
+    data, indices, indptr = shard.rows
+    n = len(shard.codes)
+    if len(indptr):
+        return sp.csr_array((data, indices, indptr), shape=(n, n_features))
+    return data.reshape(n, n_features)
+
+
 def _shard_margins(shard, coef, intercept, settings):
     """The geometric margin of each problem on the shard's examples of
     positive weight, or None without any: the model's margin on the sample
@@ -327,13 +359,49 @@ def _shard_margins(shard, coef, intercept, settings):
     norm)."""
     if not (shard.weight > 0).any():
         return None
-    data, indices, indptr = shard.rows
-    n = len(shard.codes)
-    if len(indptr):
-        X = sp.csr_array((data, indices, indptr), shape=(n, settings.n_features))
-    else:
-        X = data.reshape(n, settings.n_features)
+    X = _matrix(shard, settings.n_features)
     return linear_margins(X, shard.codes, settings.first, shard.weight, coef, intercept)
+
+
+def _shard_codes(shard):
+    return shard.codes
+
+
+def _hold_out(shard, held, n_features):
+    """The shard with its examples ``held`` (a mask of its rows) set aside
+    for early stopping: of weight 0 in its epochs, which skip them, and
+    kept with their weights to score the mixed model on."""
+    weight = shard.weight.copy()
+    weight[held] = 0.0
+    held_out = _HeldOut(
+        _matrix(shard, n_features)[held], shard.codes[held], shard.weight[held]
+    )
+    return replace(shard, weight=weight, held_out=held_out)
+
+
+def _shard_score(shard, coef, intercept):
+    """What the held-out examples of a shard say of the model: the weight
+    of those it classifies right, their total weight, and the same two as
+    counts (see _validation_score)."""
+    held_out = shard.held_out
+    right = predicted_codes(held_out_scores(held_out.X, coef, intercept))
+    right = right == held_out.codes
+    return (
+        np.multiply(right, held_out.weight).sum(),
+        held_out.weight.sum(),
+        int(right.sum()),
+        len(right),
+    )
+
+
+def _validation_score(parts):
+    """The weighted accuracy on every shard's held-out examples, from their
+    _shard_score in shard order: for one shard, that of the estimator's own
+    early stopping (weighted_accuracy), to the last bit."""
+    right, weight, n_right, n = (sum(values) for values in zip(*parts, strict=True))
+    if weight > 0:
+        return float(right / weight)
+    return n_right / n
 
 
 def _at_mixed(run, mixed):
@@ -377,6 +445,10 @@ class _Threads:
             _shard_margins, coef=coef, intercept=intercept, settings=settings
         )
         return list(self.pool.map(margins, self.shards))
+
+    def scores(self, coef, intercept):
+        score = partial(_shard_score, coef=coef, intercept=intercept)
+        return list(self.pool.map(score, self.shards))
 
 
 class _Dask:
@@ -423,6 +495,14 @@ class _Dask:
                     intercept=intercept,
                     settings=settings,
                 )
+                for shard in self.shards
+            ]
+        )
+
+    def scores(self, coef, intercept):
+        return self.client.gather(
+            [
+                self.client.submit(_shard_score, shard, coef=coef, intercept=intercept)
                 for shard in self.shards
             ]
         )
@@ -684,8 +764,8 @@ class ParameterMixingClassifier(
     the weights and the update counts travel, once per epoch each way.
     The two engines run the same function on each shard and mix in the
     same order, so on the same shards they give the same weights to the
-    last bit; with one shard the run is ``estimator``'s own ``fit`` with
-    ``early_stopping=False``, to the last bit.
+    last bit; with one shard the run is ``estimator``'s own ``fit``, to
+    the last bit.
 
     Read more in the :ref:`User Guide <parameter_mixing>`.
 
@@ -693,16 +773,12 @@ class ParameterMixingClassifier(
     ----------
     estimator : MarginPerceptron, default=None
         The perceptron to train, with all its options (threshold schedule,
-        averaging, intercept, class weights, stopping rule, ``max_iter``,
-        ``shuffle`` and ``random_state``) but early stopping: the mixed run
-        ends by the stopping rule on the training data (``tol``,
-        ``n_iter_no_change``), whatever the size of the sample, as with
-        ``early_stopping=False``; ``early_stopping="auto"`` (the default)
-        means that, and ``True`` raises a ``ValueError`` in :meth:`fit`.
-        ``None`` means ``MarginPerceptron()``. Its ``warm_start=True`` makes
-        :meth:`fit` continue the mixed run of the previous call; its
-        ``verbose`` prints each mixed epoch; its ``n_jobs`` is not used (the
-        shards are the parallelism).
+        averaging, intercept, class weights, stopping rule, early stopping,
+        ``max_iter``, ``shuffle`` and ``random_state``); ``None`` means
+        ``MarginPerceptron()``. Its ``warm_start=True`` makes :meth:`fit`
+        continue the mixed run of the previous call; its ``verbose`` prints
+        each mixed epoch; its ``n_jobs`` is not used (the shards are the
+        parallelism).
 
     n_shards : int, default=None
         The number of shards of an array or sparse matrix: consecutive
@@ -751,6 +827,16 @@ class ParameterMixingClassifier(
 
     stop_reason_ : {"separated", "no_improvement", "max_iter"}
         Why the run ended, as for :class:`~skperc.MarginPerceptron`.
+
+    validation_scores_ : list of float or None
+        With early stopping, the accuracy of the model that would answer
+        on the validation part of the whole sample after each mixed epoch
+        of the last :meth:`fit` (weighted by the sample and class weights);
+        ``None`` without.
+
+    best_validation_score_ : float or None
+        The best of ``validation_scores_``, which the fitted model scores;
+        ``None`` without early stopping.
 
     n_shards_ : int
         The number of shards trained.
@@ -801,6 +887,20 @@ class ParameterMixingClassifier(
     (``average="auto"``, the default) and of every run with
     ``average=True``; on noisy data the last mixed weights are one guess
     among many, as one core's are.
+
+    **Early stopping.** Where ``estimator``'s own fit would stop on a
+    validation part (``early_stopping=True``, or ``"auto"``, the default, on
+    more than 2,000 examples), the mixed run sets aside the same part of the
+    whole sample, drawn on the client from the labels of every shard (of a
+    dask collection, their class indices, 4 bytes an example, travel once).
+    Each shard keeps its examples of it where it lies, with weight 0 in its
+    epochs, which skip them; after each mixed epoch the model that would
+    answer (the averaged weights of the mixed run so far) is scored on every
+    shard's held-out examples, and each sends back four numbers. The run
+    ends and answers as ``estimator``'s own does: at the best score, unless
+    an epoch separates the training part; a perfect score stops no run that
+    may still separate it, so that on a separable sample the bounds below
+    hold for the training part. ``partial_fit`` does not hold out.
 
     **What the theorems keep.** Let ``u`` be a unit separator of margin
     ``gamma`` and ``R`` the radius (with the lift). In an epoch a shard
@@ -911,17 +1011,8 @@ class ParameterMixingClassifier(
             MarginPerceptron() if self.estimator is None else self.estimator
         )
         estimator._validate_params()
-        if not isinstance(estimator.early_stopping, str) and estimator.early_stopping:
-            # the held-out part would be scored on every shard each epoch;
-            # the rule on the training data needs only the shards' counts
-            raise ValueError(
-                "ParameterMixingClassifier ends the mixed run by the stopping "
-                "rule on the training data (tol, n_iter_no_change) and offers "
-                "no early stopping on a validation split: set the estimator's "
-                "early_stopping to False or 'auto'."
-            )
         warm = estimator.warm_start and hasattr(self, "estimator_")
-        classes, n_features, engine_of = self._shards(
+        classes, n_features, engine_of, validated = self._shards(
             estimator, X, y, sample_weight, reset=not warm
         )
         if warm:
@@ -938,8 +1029,10 @@ class ParameterMixingClassifier(
                 average=bool(estimator.average),
             )
         settings, seeds = self._settings(estimator, classes, n_features, not warm)
+        train = self._train_validated if validated else self._train
+        estimator.validation_scores_ = estimator.best_validation_score_ = None
         with engine_of(start, seeds) as engine:
-            self._train(estimator, engine, settings, problem_count(classes), prior)
+            train(estimator, engine, settings, problem_count(classes), prior)
             self._set_margins(estimator, engine, settings)
         self._set_fitted(estimator, classes)
         if self.stop_reason_ == "max_iter":
@@ -1009,7 +1102,7 @@ class ParameterMixingClassifier(
                 "class frequencies of a stream are not known in advance. Pass "
                 "weights computed with sklearn.utils.compute_class_weight."
             )
-        classes, n_features, engine_of = self._shards(
+        classes, n_features, engine_of, _ = self._shards(
             estimator,
             X,
             y,
@@ -1023,6 +1116,7 @@ class ParameterMixingClassifier(
         else:
             run = estimator._run
         settings, seeds = self._settings(estimator, classes, n_features, True)
+        estimator.validation_scores_ = estimator.best_validation_score_ = None
         with engine_of(partial(_continue_shard, run=run), seeds) as engine:
             self._mix_once(estimator, engine, settings, run)
             self._set_margins(estimator, engine, settings)
@@ -1031,9 +1125,11 @@ class ParameterMixingClassifier(
 
     def _shards(self, estimator, X, y, sample_weight, partial=None, reset=True):
         """The classes, the number of features and the engine of the shards
-        of X: ``engine(start, seeds)`` runs ``start(shard, seed)`` for each
-        shard. ``partial`` is (classes, first_call) in partial_fit; X has
-        the features of the run it continues unless ``reset``."""
+        of X (``engine(start, seeds)`` runs ``start(shard, seed)`` for each
+        shard), and whether the shards hold out the validation part of early
+        stopping (never in partial_fit). ``partial`` is (classes,
+        first_call) in partial_fit; X has the features of the run it
+        continues unless ``reset``."""
         if _is_dask_collection(X):
             return self._dask_shards(estimator, X, y, sample_weight, partial, reset)
         return self._array_shards(estimator, X, y, sample_weight, partial, reset)
@@ -1088,9 +1184,11 @@ class ParameterMixingClassifier(
             "n_updates_",
             "converged_",
             "margin_",
+            "stop_reason_",
+            "validation_scores_",
+            "best_validation_score_",
         ):
             setattr(self, name, getattr(estimator, name))
-        self.stop_reason_ = estimator.stop_reason_
 
     def _array_shards(self, estimator, X, y, sample_weight, partial, reset):
         validation = estimator._validation()
@@ -1136,6 +1234,12 @@ class ParameterMixingClassifier(
             _Shard(rows_of(X[start:stop]), codes[start:stop], weight[start:stop])
             for start, stop in spans
         ]
+        held = None if partial is not None else self._held_out(estimator, codes)
+        if held is not None:
+            shards = [
+                _hold_out(shard, held[start:stop], X.shape[1])
+                for shard, (start, stop) in zip(shards, spans, strict=True)
+            ]
 
         def engine(start, seeds):
             starts = [
@@ -1143,7 +1247,7 @@ class ParameterMixingClassifier(
             ]
             return _Threads(shards, starts)
 
-        return classes, X.shape[1], engine
+        return classes, X.shape[1], engine, held is not None
 
     def _dask_shards(self, estimator, X, y, sample_weight, partial, reset):
         import dask
@@ -1227,6 +1331,19 @@ class ParameterMixingClassifier(
         shards = client.map(
             _shard_of, loaded, classes=classes, class_weight=class_weight
         )
+        held = None
+        if partial is None and estimator.early_stopping:
+            # the split is drawn from every label, as one machine draws it
+            codes = np.concatenate(client.gather(client.map(_shard_codes, shards)))
+            held = self._held_out(estimator, codes)
+        if held is not None:
+            bounds = np.cumsum((0, *rows))
+            shards = [
+                client.submit(_hold_out, shard, held[start:stop], X.shape[1])
+                for shard, start, stop in zip(
+                    shards, bounds[:-1], bounds[1:], strict=True
+                )
+            ]
 
         def engine(start, seeds):
             starts = [
@@ -1235,7 +1352,18 @@ class ParameterMixingClassifier(
             ]
             return _Dask(client, shards, starts)
 
-        return classes, X.shape[1], engine
+        return classes, X.shape[1], engine, held is not None
+
+    def _held_out(self, estimator, codes):
+        """Which examples of a fit labelled by ``codes`` early stopping sets
+        aside (a mask), as ``estimator``'s own fit would, or None for the
+        rule on the training data."""
+        validation = estimator._validation_part(codes)
+        if validation is None:
+            return None
+        held = np.zeros(len(codes), dtype=bool)
+        held[validation] = True
+        return held
 
     def _train(self, estimator, engine, settings, k, prior):
         """The mixed epochs of a new run, or of one that continues the run
@@ -1307,6 +1435,73 @@ class ParameterMixingClassifier(
             stopped,
         )
 
+    def _train_validated(self, estimator, engine, settings, k, prior):
+        """The mixed epochs of a fit with early stopping, as ``estimator``'s
+        own (see MarginPerceptron's _train_validated): each epoch trains
+        every problem on the shards' training parts, and the model that
+        would answer, from the mixed run so far, is scored on their held-out
+        examples; the run as it stood at the best score unless the last
+        epoch separated the training part. Sets the estimator's run and
+        fitted attributes."""
+        if prior is None:
+            coef, lift_coef = np.zeros((settings.n_features, k)), np.zeros(k)
+        else:
+            coef, lift_coef = prior.coef, prior.lift_coef
+        radius = None
+        active = np.ones(k, dtype=bool)
+        mixed_updates = self.mixed_updates_.copy()
+
+        def one_epoch(epoch):
+            nonlocal coef, lift_coef, radius, mixed_updates
+            reports = engine.epoch((coef, lift_coef, radius), active, settings)
+            coef, lift_coef = _mix(reports, coef, lift_coef)
+            mixed_updates = mixed_updates + _mixture(
+                reports, [r.updates.astype(np.float64) for r in reports], np.zeros(k)
+            )
+            if radius is None:
+                radius = _pooled_radius(
+                    reports, None if prior is None else prior.radius
+                )
+            mixed = (coef, lift_coef, radius)
+            # the run that the shards' runs make at the mixed weights, as
+            # _finish_shard would bring each of them there
+            estimator._run = _mixed_run(
+                [_at_mixed(report.run, mixed) for report in reports],
+                prior=None if prior is None else _at_mixed(prior, mixed),
+            )
+            separated = np.all([r.converged for r in reports])
+            if estimator.verbose > 0:
+                print(
+                    f"-- Epoch {epoch + 1}: "
+                    f"{int(sum(r.updates.sum() for r in reports))} updates"
+                )
+            return separated
+
+        def score():
+            model = estimator._model(estimator._averaged(np.ones(k, dtype=bool)))
+            return _validation_score(engine.scores(*model))
+
+        n_epochs, converged, stalled, best = epochs_until_stalled(
+            estimator,
+            one_epoch,
+            score,
+            lambda: (estimator._run.copy(), mixed_updates.copy()),
+            estimator._patience(),
+        )
+        if not converged:
+            estimator._run, mixed_updates = best
+        self.mixed_updates_ = mixed_updates
+        # not averaged where the last weights separate the training part
+        averaged = estimator._averaged(np.full(k, not converged))
+        _set_run(
+            estimator,
+            estimator._run,
+            averaged,
+            np.full(k, n_epochs),
+            np.full(k, converged),
+            np.full(k, stalled),
+        )
+
     def _mix_once(self, estimator, engine, settings, run):
         """One epoch of every shard from the run ``run``, mixed; sets the
         estimator's run and fitted attributes."""
@@ -1333,10 +1528,15 @@ class ParameterMixingClassifier(
 def _end_run(estimator, run, n_epochs, converged, stopped):
     """Set the mixed run ``run`` and the fitted attributes of the
     perceptron."""
+    _set_run(estimator, run, estimator._averaged(stopped), n_epochs, converged, stopped)
+
+
+def _set_run(estimator, run, averaged, n_epochs, converged, stopped):
+    """Set the mixed run ``run`` and the fitted attributes of the
+    perceptron, whose problems ``averaged`` answer with their averaged
+    weights."""
     estimator._run = run
-    estimator.coef_, estimator.intercept_ = estimator._model(
-        estimator._averaged(stopped)
-    )
+    estimator.coef_, estimator.intercept_ = estimator._model(averaged)
     estimator.n_updates_ = run.n_updates
     estimator._set_progress(n_epochs, converged, stopped)
     estimator.radius_ = float(np.sqrt(run.radius[0]))

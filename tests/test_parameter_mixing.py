@@ -21,6 +21,7 @@ from sklearn.utils.validation import validate_data
 from test_common import PERCEPTRON_SAMPLE_WEIGHT, parametrize_with_listed_checks
 
 from skperc import MarginPerceptron, distributed
+from skperc._early_stopping import validation_split
 from skperc.datasets import make_margin_classification
 from skperc.distributed import ParameterMixingClassifier
 from skperc.metrics import margin
@@ -82,26 +83,110 @@ def test_one_shard_is_the_single_machine_run(options, n_classes, layout):
     assert np.array_equal(mixed.predict(X), single.predict(X))
 
 
-def test_one_shard_of_a_large_sample_is_the_run_without_early_stopping():
-    """The mixed run stops by the rule on the training data: on more than
-    2,000 examples, where MarginPerceptron's default splits off a validation
-    part, one shard is the single-machine run with early_stopping=False, and
-    early_stopping=True is refused before any work."""
-    X, y = noisy(2, n_samples=2500)
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"average": True, "class_weight": "balanced"}, {"beta": "scale"}],
+    ids=str,
+)
+@pytest.mark.parametrize("early_stopping", ["auto", True, False])
+@pytest.mark.parametrize("layout", ["float64", "float32", "csr"])
+def test_one_shard_stops_early_as_the_single_machine_run(
+    options, early_stopping, layout
+):
+    """On more than 2,000 examples, where early_stopping="auto" splits, one
+    shard sets aside the same validation part as the single-machine run,
+    scores each epoch the same and answers with the run at the same best
+    epoch: the same model to the last bit."""
+    X, y = noisy(3, n_samples=2500)
+    X = {"float64": X, "float32": X.astype(np.float32), "csr": sp.csr_array(X)}[layout]
+    weight = np.random.RandomState(0).randint(0, 3, len(y)).astype(float)
+    estimator = MarginPerceptron(
+        early_stopping=early_stopping, random_state=0, **options
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        rule = MarginPerceptron(early_stopping=False, random_state=0).fit(X, y)
-        mixed = ParameterMixingClassifier(
-            MarginPerceptron(random_state=0), n_shards=1
-        ).fit(X, y)
-    assert same_model(rule, mixed)
-    for on in (True, np.True_):
-        refused = ParameterMixingClassifier(
-            MarginPerceptron(early_stopping=on), n_shards=1
+        single = clone(estimator).fit(X, y, weight)
+        mixed = ParameterMixingClassifier(estimator, n_shards=1).fit(X, y, weight)
+    assert same_model(single, mixed)
+    assert (mixed.validation_scores_ is not None) == (early_stopping is not False)
+    assert mixed.validation_scores_ == single.validation_scores_
+    assert mixed.best_validation_score_ == single.best_validation_score_
+    assert np.array_equal(mixed.margin_, single.margin_)
+
+
+@pytest.mark.parametrize("n_shards", [2, 4])
+def test_early_stopping_answers_with_the_run_on_the_training_part(n_shards):
+    """The shards set aside the single machine's validation part, and the
+    answer is, to the last bit, the mixed run of the other examples (the
+    held-out ones of weight 0) for as many epochs as the best score took;
+    on noisy data within half a point of the single machine's answer."""
+    X, y = make_classification(
+        n_samples=12_000, n_features=20, flip_y=0.05, random_state=0
+    )
+    train, test = slice(0, 8000), slice(8000, None)
+    mixed = ParameterMixingClassifier(
+        MarginPerceptron(average=True, random_state=0), n_shards=n_shards
+    ).fit(X[train], y[train])
+    assert mixed.stop_reason_ == "no_improvement"
+    best = mixed.validation_scores_.index(mixed.best_validation_score_) + 1
+    assert best < mixed.n_iter_
+    held = np.zeros(8000, dtype=bool)
+    held[validation_split(y[train], 0.1, 0)[1]] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rule = ParameterMixingClassifier(
+            MarginPerceptron(
+                average=True,
+                early_stopping=False,
+                tol=None,
+                max_iter=best,
+                random_state=0,
+            ),
+            n_shards=n_shards,
+        ).fit(X[train], y[train], sample_weight=(~held).astype(float))
+    assert np.array_equal(mixed.coef_, rule.coef_)
+    assert np.array_equal(mixed.intercept_, rule.intercept_)
+    assert np.array_equal(mixed.n_updates_, rule.n_updates_)
+    single = MarginPerceptron(average=True, random_state=0).fit(X[train], y[train])
+    assert mixed.score(X[test], y[test]) >= single.score(X[test], y[test]) - 0.005
+
+
+def test_early_stopping_lets_a_separable_run_end_separated():
+    """A perfect validation score stops no run that may still separate its
+    training part: on random separable samples of more than 2,000 examples,
+    the mixed run with the default early stopping ends separated."""
+    rng = np.random.RandomState(0)
+    for seed in range(6):
+        X, y = make_margin_classification(
+            2500, rng.choice([3, 8]), margin=0.05, random_state=seed
         )
-        with pytest.raises(ValueError, match="no early stopping on a validation"):
-            refused.fit(X, y)
-        assert not hasattr(refused, "estimator_")
+        clf = ParameterMixingClassifier(
+            MarginPerceptron(random_state=seed), n_shards=rng.choice([2, 3])
+        ).fit(X, y)
+        assert clf.validation_scores_ is not None
+        assert clf.converged_ and clf.stop_reason_ == "separated"
+        assert (clf.margin_ > 0).all()
+
+
+def test_early_stopping_refuses_a_sample_it_cannot_split_before_any_work():
+    X, y = noisy(2, n_samples=2500)
+    y[0] = 2  # a class of one example cannot be on both sides
+    refused = ParameterMixingClassifier(MarginPerceptron(early_stopping=True))
+    with pytest.raises(ValueError, match="every class on both sides"):
+        refused.fit(X, y)
+    assert not hasattr(refused, "estimator_")
+    # "auto" trains it on the rule, as the single machine does
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        auto = ParameterMixingClassifier(MarginPerceptron(random_state=0)).fit(X, y)
+    assert auto.validation_scores_ is None
+
+
+def test_partial_fit_does_not_stop_early():
+    X, y = noisy(2, n_samples=2500)
+    clf = ParameterMixingClassifier(MarginPerceptron(early_stopping=True))
+    clf.partial_fit(X, y, classes=[0, 1])
+    assert clf.validation_scores_ is None and clf.n_iter_ == 1
 
 
 @pytest.mark.parametrize("n_shards", [2, 3, 5])

@@ -59,17 +59,24 @@ def same_weights(a, b):
 
 
 @pytest.mark.parametrize(
-    "n_classes, options, dtype",
+    "n_samples, n_classes, options, dtype",
     [
-        (2, {}, np.float64),
-        (3, {"average": True, "beta": "scale"}, np.float64),
-        (3, {"beta": "power", "class_weight": "balanced"}, np.float32),
-        (2, {"tol": None, "max_iter": 20, "intercept_scaling": 1.0}, np.float32),
+        (900, 2, {}, np.float64),
+        (900, 3, {"average": True, "beta": "scale"}, np.float64),
+        (900, 3, {"beta": "power", "class_weight": "balanced"}, np.float32),
+        (900, 2, {"tol": None, "max_iter": 20, "intercept_scaling": 1.0}, np.float32),
+        # early stopping: the validation part of the whole sample, drawn on
+        # the client from the labels of every partition
+        (2400, 2, {}, np.float64),
+        (2400, 3, {"average": True, "class_weight": "balanced"}, np.float32),
+        (900, 2, {"early_stopping": True, "beta": "scale"}, np.float32),
     ],
 )
-def test_dask_gives_the_weights_of_the_threads(client, n_classes, options, dtype):
+def test_dask_gives_the_weights_of_the_threads(
+    client, n_samples, n_classes, options, dtype
+):
     X, y = make_classification(
-        n_samples=900,
+        n_samples=n_samples,
         n_features=7,
         n_informative=5,
         n_classes=n_classes,
@@ -94,6 +101,11 @@ def test_dask_gives_the_weights_of_the_threads(client, n_classes, options, dtype
     assert same_weights(threads, on_dask)
     assert same_weights(threads, rechunked)
     assert np.array_equal(threads.margin_, on_dask.margin_)
+    assert np.array_equal(threads.mixed_updates_, on_dask.mixed_updates_)
+    validated = n_samples > 2000 or options.get("early_stopping", False)
+    assert (threads.validation_scores_ is not None) == validated
+    assert on_dask.validation_scores_ == threads.validation_scores_
+    assert rechunked.validation_scores_ == threads.validation_scores_
 
 
 @pytest.mark.parametrize(
@@ -297,12 +309,14 @@ def loaded_by_tasks(X, y, n_shards):
 
 def epochs_by_worker(stream):
     """The workers that ran the shards' epochs, and whether a shard had to
-    fetch its rows or labels, or an epoch its shard or state, from another
-    worker."""
-    epochs, shards = (
-        [t for t in stream if str(t["key"]).startswith(name)]
-        for name in ("_shard_epoch", "_load_block")
-    )
+    fetch its rows or labels, or an epoch its shard or state, or early
+    stopping a shard to hold out or score, from another worker."""
+    epochs = [t for t in stream if str(t["key"]).startswith("_shard_epoch")]
+    shards = [
+        t
+        for t in stream
+        if str(t["key"]).startswith(("_load_block", "_hold_out", "_shard_score"))
+    ]
     return (
         {t["worker"] for t in epochs},
         any(
@@ -315,13 +329,15 @@ def epochs_by_worker(stream):
 def test_each_worker_trains_its_own_shard_where_it_was_loaded(client):
     """The shards are loaded one per worker, each from rows and labels made
     on its worker, and never move: every epoch runs on both workers at
-    once."""
+    once, and early stopping (the default on 4,000 examples) holds out and
+    scores each shard's examples where they lie."""
     X, y = make_classification(n_samples=4000, n_features=8, flip_y=0.1, random_state=0)
     for seed in range(3):
         with distributed.get_task_stream(client=client) as stream:
-            ParameterMixingClassifier(
+            clf = ParameterMixingClassifier(
                 MarginPerceptron(tol=None, max_iter=8, random_state=seed)
             ).fit(*loaded_by_tasks(X, y, 2))
+        assert clf.validation_scores_ is not None
         workers, moved = epochs_by_worker(stream.data)
         assert workers == set(client.nthreads()) and not moved
 
@@ -363,13 +379,21 @@ class KillOneWorker(ThresholdSchedule):
         return 0.0
 
 
-def test_a_lost_worker_is_recomputed(tmp_path):
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_a_lost_worker_is_recomputed(tmp_path, early_stopping):
     """A worker process killed in the middle of an epoch: the cluster runs
-    its shards again from the data and the mixed weights of each epoch,
-    and the fit ends with the model of an undisturbed run."""
+    its shards again from the data and the mixed weights of each epoch
+    (with early stopping, its held-out part too), and the fit ends with the
+    model of an undisturbed run."""
     X, y = make_classification(n_samples=2000, n_features=8, flip_y=0.1, random_state=0)
     schedule = KillOneWorker(marker=str(tmp_path / "killed"))
-    estimator = MarginPerceptron(beta=schedule, tol=None, max_iter=15, random_state=0)
+    estimator = MarginPerceptron(
+        beta=schedule,
+        tol=None,
+        max_iter=15,
+        early_stopping=early_stopping,
+        random_state=0,
+    )
     with local_cluster() as cluster, distributed.Client(cluster):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -379,3 +403,4 @@ def test_a_lost_worker_is_recomputed(tmp_path):
         warnings.simplefilter("ignore", ConvergenceWarning)
         threads = ParameterMixingClassifier(estimator, n_shards=2).fit(X, y)
     assert same_weights(threads, on_dask)
+    assert on_dask.validation_scores_ == threads.validation_scores_
