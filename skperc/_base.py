@@ -385,23 +385,20 @@ def toward_mean(products, last_margins, mean_margins, threshold):
     minimum of linear functions less a norm), so its feasible ``t`` form
     an interval from 0, found by bisection.
     """
-    ff, fm, mm = products
-
-    def norm(t):
-        return np.sqrt(max((1 - t) ** 2 * ff + 2 * t * (1 - t) * fm + t**2 * mm, 0.0))
-
-    last_norm = norm(0.0)
+    last_norm = _segment_norm(products, 0.0)
     if not last_norm > 0:
         return 0.0, 1.0
     bound = threshold / last_norm
-    # ||f_t|| is convex in t, so at most its larger end: an example above
-    # that at both ends (y f_t(x) is linear in t) never binds
-    binds = np.minimum(last_margins, mean_margins) <= bound * max(last_norm, norm(1.0))
+    binds = np.minimum(last_margins, mean_margins) <= binding_margin(
+        products, threshold
+    )
     last_margins, mean_margins = last_margins[binds], mean_margins[binds]
     rise = mean_margins - last_margins
 
     def feasible(t):
-        return (last_margins + t * rise).min(initial=np.inf) >= bound * norm(t)
+        return (last_margins + t * rise).min(initial=np.inf) >= bound * _segment_norm(
+            products, t
+        )
 
     if not feasible(0.0):
         return 0.0, 1.0
@@ -412,7 +409,23 @@ def toward_mean(products, last_margins, mean_margins, threshold):
         for _ in range(30):
             middle = 0.5 * (low + high)
             low, high = (middle, high) if feasible(middle) else (low, middle)
-    return low, last_norm / norm(low)
+    return low, last_norm / _segment_norm(products, low)
+
+
+def _segment_norm(products, t):
+    """||f_t|| of toward_mean, from the products <f, f>, <f, m>, <m, m>."""
+    ff, fm, mm = products
+    return np.sqrt(max((1 - t) ** 2 * ff + 2 * t * (1 - t) * fm + t**2 * mm, 0.0))
+
+
+def binding_margin(products, threshold):
+    """The margin above which an example, at both ends of the segment of
+    toward_mean, binds nowhere on it: ``||f_t||`` is convex in ``t``, so at
+    most its larger end, and ``y f_t(x)`` is linear in ``t``."""
+    last_norm = _segment_norm(products, 0.0)
+    if not last_norm > 0:
+        return -np.inf
+    return threshold / last_norm * max(last_norm, _segment_norm(products, 1.0))
 
 
 def compact_rows(X):

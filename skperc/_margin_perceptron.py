@@ -52,6 +52,45 @@ def held_out_scores(X, coef, intercept):
 
 
 @dataclass
+class SegmentEnds:
+    """The problems of a fit that separated and answer toward their mean
+    (see toward_mean), with the ends of their segments: ``weights``, the
+    last and averaged weights (coef, lift_coef, mean_coef, mean_lift, one
+    row each); ``both`` and ``both_lift``, the last ones (rows ``i``) and
+    the means (rows ``m + i``) each pair divided by the power of 2 of its
+    largest weight, with their ``products`` and ``thresholds`` on that
+    scale; ``lift`` the intercept's lift."""
+
+    problems: np.ndarray
+    lift: float
+    weights: tuple
+    both: np.ndarray
+    both_lift: np.ndarray
+    products: list
+    thresholds: np.ndarray
+
+
+def segment_margins(ends, rows, n_columns, codes, first, weight, columns=None):
+    """The margins ``y f(x)`` (column ``i``) and ``y m(x)`` (column ``m + i``)
+    of the ends of the segments of ``ends`` on the rows (rows_of, on the
+    ``columns`` of the weights that they use) of positive weight, summed as
+    in training; ``first`` is the class of problem 0."""
+    both = ends.both if columns is None else ends.both[:, columns]
+    margins = np.empty((len(codes), 2 * len(ends.problems)))
+    smallest_margins(
+        *rows,
+        n_columns,
+        codes,
+        np.tile(first + ends.problems, 2).astype(np.int32),
+        weight,
+        np.ascontiguousarray(both.T),
+        ends.both_lift * ends.lift,
+        margins,
+    )
+    return margins[weight > 0]
+
+
+@dataclass
 class LinearRun:
     """The state of a run that the compiled loop carries from call to call:
     the weights kept feature-major (so that one example updates and scores
@@ -768,13 +807,32 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         toward their averaged weights as toward_mean says, in the lifted
         space of the theorems: the weights ``(w, l)`` of the examples
         ``(x, s)``, whose intercept is ``l s``."""
-        mixed = np.flatnonzero(np.isfinite(thresholds))
+        ends = self._segment_ends(thresholds, compact[1])
+        rows, columns = compact
+        margins = segment_margins(
+            ends,
+            rows,
+            X.shape[1] if columns is None else len(columns),
+            codes,
+            first_class(self.classes_),
+            weight,
+            columns,
+        )
+        m = len(ends.problems)
+        self._move_toward_mean(
+            ends, [(margins[:, i], margins[:, m + i]) for i in range(m)]
+        )
+
+    def _segment_ends(self, thresholds, columns=None):
+        """The last and the averaged weights of the problems of a finite
+        threshold, the ends of their segments (see SegmentEnds)."""
+        problems = np.flatnonzero(np.isfinite(thresholds))
         n_problems = len(self.intercept_)
         lift = self._lift(self._run.radius)[1]
         (coef, lift_coef), (mean_coef, mean_lift) = (
-            (weights[mixed], lifts[mixed])
+            (weights[problems], lifts[problems])
             for weights, lifts in (
-                self._model(np.full(n_problems, which), compact[1], lifted=True)
+                self._model(np.full(n_problems, which), columns, lifted=True)
                 for which in (False, True)
             )
         )
@@ -787,28 +845,32 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         size = np.ldexp(1.0, -np.frexp(np.where(largest > 0, largest, 1.0))[1])
         both = np.vstack([coef, mean_coef]) * np.tile(size, 2)[:, None]
         both_lift = np.concatenate([lift_coef, mean_lift]) * np.tile(size, 2)
-        rows, columns = compact
-        margins = np.empty((X.shape[0], 2 * len(mixed)))
-        smallest_margins(
-            *rows,
-            X.shape[1] if columns is None else len(columns),
-            codes,
-            np.tile(first_class(self.classes_) + mixed, 2).astype(np.int32),
-            weight,
-            np.ascontiguousarray((both if columns is None else both[:, columns]).T),
-            both_lift * lift,
-            margins,
-        )
-        margins = margins[weight > 0]
-        coef_, intercept = self.coef_.copy(), self.intercept_.copy()
-        for i, k in enumerate(mixed):
-            last, mean = (np.append(both[j], both_lift[j]) for j in (i, len(mixed) + i))
-            step, scale = toward_mean(
-                (last @ last, last @ mean, mean @ mean),
-                margins[:, i],
-                margins[:, len(mixed) + i],
-                thresholds[k] * size[i],
+        m = len(problems)
+        products = [
+            (last @ last, last @ mean, mean @ mean)
+            for last, mean in (
+                (np.append(both[j], both_lift[j]) for j in (i, m + i)) for i in range(m)
             )
+        ]
+        return SegmentEnds(
+            problems,
+            lift,
+            (coef, lift_coef, mean_coef, mean_lift),
+            both,
+            both_lift,
+            products,
+            thresholds[problems] * size,
+        )
+
+    def _move_toward_mean(self, ends, margins):
+        """coef_ and intercept_ of the problems of ``ends`` moved toward
+        their averaged weights, given the margins ``(y f(x), y m(x))`` of
+        each on the examples of positive weight (at least all of those
+        within its binding_margin)."""
+        coef_, intercept = self.coef_.copy(), self.intercept_.copy()
+        coef, lift_coef, mean_coef, mean_lift = ends.weights
+        for i, k in enumerate(ends.problems):
+            step, scale = toward_mean(ends.products[i], *margins[i], ends.thresholds[i])
             if self.verbose > 0:
                 print(
                     f"-- Problem {k}: the answer is {step:.3g} of the way from "
@@ -816,7 +878,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 )
             if step > 0:
                 coef_[k] = scale * ((1 - step) * coef[i] + step * mean_coef[i])
-                intercept[k] = lift * (
+                intercept[k] = ends.lift * (
                     scale * ((1 - step) * lift_coef[i] + step * mean_lift[i])
                 )
         self.coef_, self.intercept_ = coef_, intercept

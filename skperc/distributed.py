@@ -24,6 +24,7 @@ from sklearn.utils.validation import assert_all_finite, check_array, validate_da
 from ._base import (
     _UNDERFLOW,
     LinearPredictMixin,
+    binding_margin,
     check_class_count,
     check_continued_classes,
     check_sparse_structure,
@@ -40,7 +41,13 @@ from ._base import (
 )
 from ._compat import Interval, _fit_context
 from ._early_stopping import epochs_until_stalled, predicted_codes
-from ._margin_perceptron import _REMEDY, LinearRun, MarginPerceptron, held_out_scores
+from ._margin_perceptron import (
+    _REMEDY,
+    LinearRun,
+    MarginPerceptron,
+    held_out_scores,
+    segment_margins,
+)
 from ._margin_perceptron_fast import LiftMode, run_epochs
 from ._nonfinite import check_failure, new_failure
 from .schedules import checked_schedule
@@ -363,6 +370,27 @@ def _shard_margins(shard, coef, intercept, settings):
     return linear_margins(X, shard.codes, settings.first, shard.weight, coef, intercept)
 
 
+def _shard_segment_margins(shard, ends, cutoffs, settings):
+    """The margins ``(y f(x), y m(x))`` of the ends of each segment of
+    ``ends`` on the shard's examples of positive weight that may bind on it
+    (within its cutoff, binding_margin): those that toward_mean reads."""
+    margins = segment_margins(
+        ends,
+        shard.rows,
+        settings.n_features,
+        shard.codes,
+        settings.first,
+        shard.weight,
+    )
+    m = len(cutoffs)
+    binding = []
+    for i, cutoff in enumerate(cutoffs):
+        last, mean = margins[:, i], margins[:, m + i]
+        binds = np.minimum(last, mean) <= cutoff
+        binding.append((last[binds], mean[binds]))
+    return binding
+
+
 def _shard_codes(shard):
     return shard.codes
 
@@ -440,15 +468,9 @@ class _Threads:
     def finish(self, mixed):
         return [_finish_shard(state, mixed) for state in self.states]
 
-    def margins(self, coef, intercept, settings):
-        margins = partial(
-            _shard_margins, coef=coef, intercept=intercept, settings=settings
-        )
-        return list(self.pool.map(margins, self.shards))
-
-    def scores(self, coef, intercept):
-        score = partial(_shard_score, coef=coef, intercept=intercept)
-        return list(self.pool.map(score, self.shards))
+    def on_shards(self, function, **kwargs):
+        """``function(shard, **kwargs)`` of every shard, in shard order."""
+        return list(self.pool.map(partial(function, **kwargs), self.shards))
 
 
 class _Dask:
@@ -485,26 +507,11 @@ class _Dask:
             [self.client.submit(_finish_shard, state, mixed) for state in self.states]
         )
 
-    def margins(self, coef, intercept, settings):
+    def on_shards(self, function, **kwargs):
+        """``function(shard, **kwargs)`` of every shard, computed where the
+        shard lies, in shard order."""
         return self.client.gather(
-            [
-                self.client.submit(
-                    _shard_margins,
-                    shard,
-                    coef=coef,
-                    intercept=intercept,
-                    settings=settings,
-                )
-                for shard in self.shards
-            ]
-        )
-
-    def scores(self, coef, intercept):
-        return self.client.gather(
-            [
-                self.client.submit(_shard_score, shard, coef=coef, intercept=intercept)
-                for shard in self.shards
-            ]
+            [self.client.submit(function, shard, **kwargs) for shard in self.shards]
         )
 
 
@@ -790,8 +797,9 @@ class ParameterMixingClassifier(
     Attributes
     ----------
     estimator_ : MarginPerceptron
-        The fitted perceptron, whose weights are the last mixed weights (or
-        their average over every step of every shard, as ``average`` says).
+        The fitted perceptron, whose weights are the last mixed weights,
+        their average over every step of every shard, or a point between
+        the two, as ``average`` says.
 
     classes_ : ndarray of shape (n_classes,)
         The class labels.
@@ -886,7 +894,10 @@ class ParameterMixingClassifier(
     core, it is the model of a run that the stopping rule ends
     (``average="auto"``, the default) and of every run with
     ``average=True``; on noisy data the last mixed weights are one guess
-    among many, as one core's are.
+    among many, as one core's are. A problem that separates trains no more
+    while the others go on, and answers, under ``average="auto"``, toward
+    its mean as on one core (see its ``average``), from the margins
+    of every shard, of which only those that may bind travel.
 
     **Early stopping.** Where ``estimator``'s own fit would stop on a
     validation part (``early_stopping=True``, or ``"auto"``, the default, on
@@ -1032,7 +1043,14 @@ class ParameterMixingClassifier(
         train = self._train_validated if validated else self._train
         estimator.validation_scores_ = estimator.best_validation_score_ = None
         with engine_of(start, seeds) as engine:
-            train(estimator, engine, settings, problem_count(classes), prior)
+            converged, averaged = train(
+                estimator, engine, settings, problem_count(classes), prior
+            )
+            thresholds = estimator._separated_thresholds(
+                settings.schedule, converged, averaged, settings.eta0
+            )
+            if np.isfinite(thresholds).any():
+                self._toward_mean(estimator, engine, settings, thresholds)
             self._set_margins(estimator, engine, settings)
         self._set_fitted(estimator, classes)
         if self.stop_reason_ == "max_iter":
@@ -1134,13 +1152,35 @@ class ParameterMixingClassifier(
             return self._dask_shards(estimator, X, y, sample_weight, partial, reset)
         return self._array_shards(estimator, X, y, sample_weight, partial, reset)
 
+    def _toward_mean(self, estimator, engine, settings, thresholds):
+        """As the estimator's own fit: the problems of a finite threshold
+        (that separated, under ``average="auto"``) answer toward their mean
+        as toward_mean says, from the margins of their segments' ends on
+        every shard's examples, of which those that may bind travel."""
+        ends = estimator._segment_ends(thresholds)
+        cutoffs = [
+            binding_margin(products, threshold)
+            for products, threshold in zip(ends.products, ends.thresholds, strict=True)
+        ]
+        parts = engine.on_shards(
+            _shard_segment_margins, ends=ends, cutoffs=cutoffs, settings=settings
+        )
+        margins = [
+            tuple(np.concatenate([part[i][end] for part in parts]) for end in (0, 1))
+            for i in range(len(cutoffs))
+        ]
+        estimator._move_toward_mean(ends, margins)
+
     def _set_margins(self, estimator, engine, settings):
         """margin_ of the model on the training data of the call: the
         smallest over the shards."""
         margins = [
             margins
-            for margins in engine.margins(
-                estimator.coef_, estimator.intercept_, settings
+            for margins in engine.on_shards(
+                _shard_margins,
+                coef=estimator.coef_,
+                intercept=estimator.intercept_,
+                settings=settings,
             )
             if margins is not None
         ]
@@ -1404,7 +1444,8 @@ class ParameterMixingClassifier(
                     reports, None if prior is None else prior.radius
                 )
             n_epochs += active
-            converged = active & np.all([r.converged for r in reports], axis=0)
+            # a problem that separated stays so, out of the later epochs
+            converged |= active & np.all([r.converged for r in reports], axis=0)
             mistakes = np.zeros(k)
             for report in reports:
                 mistakes += report.mistakes
@@ -1424,16 +1465,19 @@ class ParameterMixingClassifier(
                 )
         self.mixed_updates_ = mixed_updates
         mixed = (coef, lift_coef, radius)
-        _end_run(
+        averaged = estimator._averaged(stopped)
+        _set_run(
             estimator,
             _mixed_run(
                 engine.finish(mixed),
                 prior=None if prior is None else _at_mixed(prior, mixed),
             ),
+            averaged,
             n_epochs,
             converged,
             stopped,
         )
+        return converged, averaged
 
     def _train_validated(self, estimator, engine, settings, k, prior):
         """The mixed epochs of a fit with early stopping, as ``estimator``'s
@@ -1479,7 +1523,9 @@ class ParameterMixingClassifier(
 
         def score():
             model = estimator._model(estimator._averaged(np.ones(k, dtype=bool)))
-            return _validation_score(engine.scores(*model))
+            return _validation_score(
+                engine.on_shards(_shard_score, coef=model[0], intercept=model[1])
+            )
 
         n_epochs, converged, stalled, best = epochs_until_stalled(
             estimator,
@@ -1501,6 +1547,7 @@ class ParameterMixingClassifier(
             np.full(k, converged),
             np.full(k, stalled),
         )
+        return np.full(k, converged), averaged
 
     def _mix_once(self, estimator, engine, settings, run):
         """One epoch of every shard from the run ``run``, mixed; sets the
@@ -1516,19 +1563,15 @@ class ParameterMixingClassifier(
         )
         mixed = (coef, lift_coef, _pooled_radius(reports, run.radius))
         converged = np.all([r.converged for r in reports], axis=0)
-        _end_run(
+        stopped = np.zeros(k, dtype=bool)
+        _set_run(
             estimator,
             _mixed_run(engine.finish(mixed), prior=_at_mixed(run, mixed)),
+            estimator._averaged(stopped),
             np.ones(k, dtype=np.int64),
             converged,
-            np.zeros(k, dtype=bool),
+            stopped,
         )
-
-
-def _end_run(estimator, run, n_epochs, converged, stopped):
-    """Set the mixed run ``run`` and the fitted attributes of the
-    perceptron."""
-    _set_run(estimator, run, estimator._averaged(stopped), n_epochs, converged, stopped)
 
 
 def _set_run(estimator, run, averaged, n_epochs, converged, stopped):

@@ -85,6 +85,36 @@ def test_one_shard_is_the_single_machine_run(options, n_classes, layout):
 
 @pytest.mark.parametrize(
     "options",
+    [{}, {"average": True}, {"beta": "scale"}, {"early_stopping": True}],
+    ids=str,
+)
+@pytest.mark.parametrize("layout", ["float64", "float32", "csr"])
+def test_one_shard_of_a_separable_sample_is_the_single_machine_run(options, layout):
+    """Where problems separate, one shard is the single machine's fit too:
+    a problem that separated trains no more, while the others go on, and
+    under average="auto" answers toward its mean (toward_mean) from the
+    margins of every shard."""
+    for seed in range(6):
+        X, y = make_margin_classification(500, 5, margin=0.05, random_state=seed)
+        if seed % 2:
+            # three classes, of which one separates before the others
+            y = np.where(X[:, 0] > 0.4, 2, y)
+        X = {"float64": X, "float32": X.astype(np.float32), "csr": sp.csr_array(X)}[
+            layout
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            single = MarginPerceptron(random_state=0, **options).fit(X, y)
+            mixed = ParameterMixingClassifier(
+                MarginPerceptron(random_state=0, **options), n_shards=1
+            ).fit(X, y)
+        assert same_model(single, mixed)
+        assert mixed.converged_ == single.converged_
+        assert np.array_equal(mixed.margin_, single.margin_)
+
+
+@pytest.mark.parametrize(
+    "options",
     [{}, {"average": True, "class_weight": "balanced"}, {"beta": "scale"}],
     ids=str,
 )
@@ -335,7 +365,9 @@ def test_the_average_is_over_every_step_of_every_shard():
 
 def test_a_stopped_run_answers_with_its_average():
     """As on one core, a mixed run that the stopping rule ends answers with
-    its averaged weights (average="auto"), a separated one with its last."""
+    its averaged weights (average="auto"), a separated one from its last
+    weights toward their mean (toward_mean), where tol=None answers with
+    the last weights of the same run."""
     X, y = noisy(2, n_samples=600)
     runs = {
         average: ParameterMixingClassifier(
@@ -351,9 +383,13 @@ def test_a_stopped_run_answers_with_its_average():
     separated = ParameterMixingClassifier(
         MarginPerceptron(random_state=0), n_shards=3
     ).fit(X, y)
-    assert separated.stop_reason_ == "separated"
-    last = separated.estimator_._run
-    assert np.array_equal(separated.coef_, last.coef.T)
+    last = ParameterMixingClassifier(
+        MarginPerceptron(tol=None, random_state=0), n_shards=3
+    ).fit(X, y)
+    assert separated.stop_reason_ == last.stop_reason_ == "separated"
+    assert np.array_equal(separated.n_updates_, last.n_updates_)
+    assert np.array_equal(last.coef_, last.estimator_._run.coef.T)
+    assert not np.array_equal(separated.coef_, last.coef_)
 
 
 def batches(X, y, n_batches):

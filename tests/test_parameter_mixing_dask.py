@@ -273,6 +273,28 @@ def test_separable_data_ends_separated_within_the_bound(client):
         assert clf.mixed_updates_[0] <= (2.0 / 0.05) ** 2
 
 
+def test_a_separated_run_answers_toward_its_mean_as_on_the_threads(client):
+    """A run that separates answers toward its mean (away from its last
+    weights, which tol=None answers with after the same run) from the
+    margins of every partition, of which only those that may bind travel:
+    the threads' model, to the last bit."""
+    for seed in range(3):
+        X, y = make_margin_classification(
+            600, 5, margin=0.05, radius=2.0, random_state=seed
+        )
+        estimator = MarginPerceptron(random_state=seed)
+        threads = ParameterMixingClassifier(estimator, n_shards=3).fit(X, y)
+        on_dask = ParameterMixingClassifier(estimator).fit(*chunked(X, y, 3))
+        last = ParameterMixingClassifier(
+            MarginPerceptron(tol=None, random_state=seed), n_shards=3
+        ).fit(X, y)
+        assert threads.converged_
+        assert np.array_equal(threads.n_updates_, last.n_updates_)
+        assert not np.array_equal(threads.coef_, last.coef_)
+        assert same_weights(threads, on_dask)
+        assert np.array_equal(threads.margin_, on_dask.margin_)
+
+
 def test_noisy_data_reaches_the_single_machine_accuracy(client):
     X, y = make_classification(
         n_samples=6000, n_features=20, flip_y=0.05, random_state=0
