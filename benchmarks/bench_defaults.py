@@ -47,7 +47,11 @@ where SVC takes 20 ms or more, and at least its accuracy - 0.01.
 the stopping rule on the training data alone, against ``Perceptron()``;
 ``linear_sgd`` the table of ``MarginPerceptron()`` against
 ``SGDClassifier()``, the estimator a user of large sparse data would pick
-otherwise (no targets).
+otherwise (no targets); ``mixing`` the table of
+``ParameterMixingClassifier(MarginPerceptron(), n_shards=2)``, two shards
+on threads, against ``MarginPerceptron()`` on one core, and
+``mixing_rule`` the same with ``early_stopping=False`` on both (no
+targets: issue 15's are measured by ``benchmarks/bench_mixing.py``).
 
 ``--grid`` instead times the README's grid search over ``beta`` on digits:
 ``GridSearchCV(make_pipeline(StandardScaler(), MarginPerceptron(...)),
@@ -80,6 +84,7 @@ from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.svm import SVC
 
 from skperc import KernelPerceptron, MarginMLPClassifier, MarginPerceptron
+from skperc.distributed import ParameterMixingClassifier
 
 LINEAR_TIME_RATIO = 1.5
 LINEAR_ACCURACY_GAP = 0.005
@@ -253,6 +258,10 @@ def run_tables(names, estimators, repeat, kernel_rows):
         run_kernel(names, data, repeat, kernel_rows, early_stopping=True)
     if "mlp" in estimators:
         run_mlp(names, data, repeat, kernel_rows)
+    if "mixing" in estimators:
+        run_mixing(names, data, repeat)
+    if "mixing_rule" in estimators:
+        run_mixing(names, data, repeat, early_stopping=False)
 
 
 def run_linear(names, data, repeat, reference=Perceptron, **params):
@@ -299,6 +308,26 @@ def run_kernel(names, data, repeat, kernel_rows, **params):
             ),
             lambda r: r["ours_acc"] >= r["theirs_acc"] - KERNEL_ACCURACY_GAP,
         )
+
+
+def run_mixing(names, data, repeat, **params):
+    """ParameterMixingClassifier(MarginPerceptron(**params)) on 2 shards
+    against MarginPerceptron(**params) on one core (no targets)."""
+    listed = ", ".join(f"{key}={value!r}" for key, value in params.items())
+    header(
+        f"ParameterMixingClassifier(MarginPerceptron({listed}), n_shards=2)",
+        f"MarginPerceptron({listed})",
+    )
+    for name in names:
+        r = compare(
+            ParameterMixingClassifier(
+                MarginPerceptron(random_state=0, **params), n_shards=2
+            ),
+            MarginPerceptron(random_state=0, **params),
+            *data[name],
+            repeat,
+        )
+        print_row(name, r)
 
 
 def run_mlp(names, data, repeat, kernel_rows):
@@ -394,11 +423,15 @@ def main():
             "kernel",
             "kernel_early_stopping",
             "mlp",
+            "mixing",
+            "mixing_rule",
         ],
         default=["linear", "kernel"],
         help="the tables: perceptrons (with their defaults, with "
         "early_stopping=False, and against SGDClassifier), kernel perceptrons "
-        "(with their defaults, and with early_stopping=True), networks",
+        "(with their defaults, and with early_stopping=True), networks, "
+        "parameter mixing on 2 shards (with the defaults, and with "
+        "early_stopping=False)",
     )
     parser.add_argument(
         "--grid", action="store_true", help="time the README's grid search instead"
