@@ -1408,16 +1408,11 @@ class ParameterMixingClassifier(
     def _train(self, estimator, engine, settings, k, prior):
         """The mixed epochs of a new run, or of one that continues the run
         ``prior``; sets the estimator's run and fitted attributes."""
-        n_features = settings.n_features
-        if prior is None:
-            coef, lift_coef = np.zeros((n_features, k)), np.zeros(k)
-        else:
-            coef, lift_coef = prior.coef, prior.lift_coef
-        radius = None
+        mixed = _start_weights(prior, settings.n_features, k)
         tol = estimator.tol
         rule = _MixedStoppingRule(
             k,
-            n_features,
+            settings.n_features,
             float(tol or 0.0),
             estimator.n_iter_no_change,
             on=tol is not None,
@@ -1430,19 +1425,13 @@ class ParameterMixingClassifier(
             active = ~(converged | stopped)
             if not active.any():
                 break
-            reports = engine.epoch((coef, lift_coef, radius), active, settings)
-            coef, lift_coef = _mix(reports, coef, lift_coef)
-            zero = np.zeros(k)
-            mixed_updates += _mixture(
-                reports, [r.updates.astype(np.float64) for r in reports], zero
+            reports, mixed = _mixed_epoch(
+                engine, mixed, active, settings, prior, mixed_updates
             )
-            rule.update_sum += _mixture(reports, [r.update_sum for r in reports], zero)
-            if radius is None:
-                # after the first epoch every shard has seen its examples:
-                # the radius of the whole sample holds from then on
-                radius = _pooled_radius(
-                    reports, None if prior is None else prior.radius
-                )
+            coef, lift_coef, radius = mixed
+            rule.update_sum += _mixture(
+                reports, [r.update_sum for r in reports], np.zeros(k)
+            )
             n_epochs += active
             # a problem that separated stays so, out of the later epochs
             converged |= active & np.all([r.converged for r in reports], axis=0)
@@ -1464,7 +1453,6 @@ class ParameterMixingClassifier(
                     f"{int((~(converged | stopped)).sum())} problem(s) still updating"
                 )
         self.mixed_updates_ = mixed_updates
-        mixed = (coef, lift_coef, radius)
         averaged = estimator._averaged(stopped)
         _set_run(
             estimator,
@@ -1487,26 +1475,15 @@ class ParameterMixingClassifier(
         examples; the run as it stood at the best score unless the last
         epoch separated the training part. Sets the estimator's run and
         fitted attributes."""
-        if prior is None:
-            coef, lift_coef = np.zeros((settings.n_features, k)), np.zeros(k)
-        else:
-            coef, lift_coef = prior.coef, prior.lift_coef
-        radius = None
+        mixed = _start_weights(prior, settings.n_features, k)
         active = np.ones(k, dtype=bool)
         mixed_updates = self.mixed_updates_.copy()
 
         def one_epoch(epoch):
-            nonlocal coef, lift_coef, radius, mixed_updates
-            reports = engine.epoch((coef, lift_coef, radius), active, settings)
-            coef, lift_coef = _mix(reports, coef, lift_coef)
-            mixed_updates = mixed_updates + _mixture(
-                reports, [r.updates.astype(np.float64) for r in reports], np.zeros(k)
+            nonlocal mixed
+            reports, mixed = _mixed_epoch(
+                engine, mixed, active, settings, prior, mixed_updates
             )
-            if radius is None:
-                radius = _pooled_radius(
-                    reports, None if prior is None else prior.radius
-                )
-            mixed = (coef, lift_coef, radius)
             # the run that the shards' runs make at the mixed weights, as
             # _finish_shard would bring each of them there
             estimator._run = _mixed_run(
@@ -1572,6 +1549,35 @@ class ParameterMixingClassifier(
             converged,
             stopped,
         )
+
+
+def _start_weights(prior, n_features, k):
+    """The mixed weights (coef, lift_coef, radius) that a fit starts from:
+    those of the run ``prior`` it continues, or zeros; no radius before
+    the first epoch, in which each shard follows its own."""
+    if prior is None:
+        return np.zeros((n_features, k)), np.zeros(k), None
+    return prior.coef, prior.lift_coef, None
+
+
+def _mixed_epoch(engine, mixed, active, settings, prior, mixed_updates):
+    """One epoch of every shard from the mixed weights ``mixed`` (coef,
+    lift_coef, radius) for the problems ``active``: the shards' reports and
+    the new mixed weights. Adds the mixture's updates to ``mixed_updates``,
+    in place."""
+    coef, lift_coef, radius = mixed
+    reports = engine.epoch(mixed, active, settings)
+    coef, lift_coef = _mix(reports, coef, lift_coef)
+    mixed_updates += _mixture(
+        reports,
+        [r.updates.astype(np.float64) for r in reports],
+        np.zeros(len(lift_coef)),
+    )
+    if radius is None:
+        # after the first epoch every shard has seen its examples: the radius
+        # of the whole sample holds from then on
+        radius = _pooled_radius(reports, None if prior is None else prior.radius)
+    return reports, (coef, lift_coef, radius)
 
 
 def _set_run(estimator, run, averaged, n_epochs, converged, stopped):
