@@ -234,6 +234,43 @@ def test_results_do_not_depend_on_the_threads(n_shards):
     assert fits[0].n_shards_ == n_shards
 
 
+@pytest.mark.parametrize("n_shards", [2, 3])
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_csr_shards_read_the_sample_where_it_lies(
+    monkeypatch, n_shards, early_stopping
+):
+    """The shards of a CSR sample are views of its stored values and
+    indices, read-only ones included, and train the model of the same
+    sample dense."""
+    X, y = make_classification(3000, 20, n_informative=6, n_classes=3, random_state=0)
+    X[np.abs(X) < 0.7] = 0.0
+    X_csr = sp.csr_array(X)
+    for array in (X_csr.data, X_csr.indices, X_csr.indptr):
+        array.flags.writeable = False
+    engines = []
+
+    class Recorded(distributed._Threads):
+        def __init__(self, shards, starts):
+            engines.append(shards)
+            super().__init__(shards, starts)
+
+    monkeypatch.setattr(distributed, "_Threads", Recorded)
+    fits = [
+        ParameterMixingClassifier(
+            MarginPerceptron(random_state=0, early_stopping=early_stopping),
+            n_shards=n_shards,
+        ).fit(data, y)
+        for data in (X, X_csr)
+    ]
+    assert same_model(*fits)
+    shards = engines[-1]
+    assert len(shards) == n_shards
+    for shard in shards:
+        data, indices, _ = shard.rows
+        assert np.shares_memory(data, X_csr.data)
+        assert np.shares_memory(indices, X_csr.indices)
+
+
 def separable_samples(count, margins=(0.02, 0.05, 0.1)):
     """Random separable samples of known radius R and optimal margin eps*
     (drawn from ``margins`` times R), through the origin."""
