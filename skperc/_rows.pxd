@@ -96,8 +96,10 @@ cdef inline double dot(const floating* x, const index_t* ind, Py_ssize_t nnz,
             for j in range(end, nnz):
                 part[j % LANES] += w[j] * <double>x[j]
         else:
+            # the lane of a feature index, which is never negative, by its
+            # low bits: C's signed % costs a sign correction an entry
             for j in range(nnz):
-                part[ind[j] % LANES] += w[ind[j]] * <double>x[j]
+                part[<size_t>ind[j] & (LANES - 1)] += w[ind[j]] * <double>x[j]
         s = (((part[0] + part[1]) + (part[2] + part[3]))
              + ((part[4] + part[5]) + (part[6] + part[7])))
     return s
