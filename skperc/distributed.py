@@ -1548,15 +1548,17 @@ class ParameterMixingClassifier(
         """One epoch of every shard from the run ``run``, mixed; sets the
         estimator's run and fitted attributes."""
         k = len(run.lift_coef)
+        mixed_updates = self.mixed_updates_.copy()
         # each shard follows the norms of its examples from the run's radius
-        reports = engine.epoch(
-            (run.coef, run.lift_coef, None), np.ones(k, dtype=bool), settings
+        reports, mixed = _mixed_epoch(
+            engine,
+            _start_weights(run, settings.n_features, k),
+            np.ones(k, dtype=bool),
+            settings,
+            run,
+            mixed_updates,
         )
-        coef, lift_coef = _mix(reports, run.coef, run.lift_coef)
-        self.mixed_updates_ = self.mixed_updates_ + _mixture(
-            reports, [r.updates.astype(np.float64) for r in reports], np.zeros(k)
-        )
-        mixed = (coef, lift_coef, _pooled_radius(reports, run.radius))
+        self.mixed_updates_ = mixed_updates
         converged = np.all([r.converged for r in reports], axis=0)
         stopped = np.zeros(k, dtype=bool)
         _set_run(
