@@ -445,8 +445,8 @@ def compact_rows(X):
         return (data, indices, indptr), None
     if X.shape[1] <= len(indices):
         # a mask of the columns costs less than sorting the entries
-        used = used_columns(indices, X.shape[1])
-        if used.all():
+        used, n_used = used_columns(indices, X.shape[1])
+        if n_used == X.shape[1]:
             return (data, indices, indptr), None
         columns = np.flatnonzero(used)
         # indexing keeps the indices' dtype: np.take would copy them to intp

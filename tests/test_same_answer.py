@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from skperc import KernelPerceptron, MarginMLPClassifier, MarginPerceptron
 from skperc import _atomic as atomic
 from skperc import _kernel_perceptron as kernel_perceptron
+from skperc._base import compact_rows
 from skperc._kernel_perceptron import _COMPILED_KERNELS, _product_row_bytes
 
 OUTPUT_METHODS = ("predict", "decision_function", "predict_proba")
@@ -237,6 +238,37 @@ def test_dense_and_csr_give_the_same_model(estimator):
     )
     for X_eval in (X_test, sp.csr_matrix(X_test)):
         assert_same_outputs(dense, sparse, X_eval, _csr_tolerance(estimator))
+
+
+@pytest.mark.parametrize("pattern", ["all at once", "last entry", "one unused"])
+def test_csr_columns_in_use_give_the_model_of_the_dense_rows(pattern):
+    # The linear loop reads the columns of a CSR sample that hold a value,
+    # found in one pass that ends once every column is marked: a column
+    # first met in the sample's last entry, one never met, and a sample
+    # whose first row marks every column must all give the dense model.
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 12) * (rng.rand(60, 12) < 0.3)
+    y = (X[:, 0] + X[:, 1] - X[:, 2] > 0).astype(int)
+    X[:, 11] = 0.0
+    if pattern == "all at once":
+        X[0] = rng.randn(12)
+    elif pattern == "last entry":
+        X[-1, 11] = 2.0
+    csr = sp.csr_matrix(X)
+    rows, columns = compact_rows(csr)
+    assert_array_equal(
+        np.arange(12) if columns is None else columns, np.unique(csr.indices)
+    )
+    if columns is not None:
+        assert_array_equal(columns[rows[1]], csr.indices)
+    params = dict(max_iter=5, tol=None, early_stopping=False, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense = MarginPerceptron(**params).fit(X, y)
+        sparse = MarginPerceptron(**params).fit(csr, y)
+    assert_array_equal(dense.coef_, sparse.coef_)
+    assert_array_equal(dense.intercept_, sparse.intercept_)
+    assert dense.margin_ == sparse.margin_
 
 
 FEATURE_KERNELS = ["linear", "poly", "rbf", "sigmoid"]
