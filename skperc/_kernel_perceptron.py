@@ -569,10 +569,16 @@ class KernelPerceptron(BasePerceptron):
 
     {{alpha}}
 
-    max_iter : int, default=100
-        The largest number of epochs of :meth:`fit`. Reaching it without
-        an epoch free of updates, unless the stopping rule ended the run,
-        raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
+    max_iter : int, default=1000
+        The largest number of epochs of :meth:`fit`, as for
+        :class:`MarginPerceptron` and scikit-learn's
+        :class:`~sklearn.linear_model.Perceptron`. Reaching it without an
+        epoch free of updates, unless the stopping rule ended the run,
+        raises a :class:`~sklearn.exceptions.ConvergenceWarning`. A small
+        sample may separate slowly: with the RBF kernel the standardized
+        iris takes 350 to 390 epochs (in 3 ms); a run on data that is not
+        separable ends by the stopping rule or early stopping, most long
+        before.
 
     {{tol}}
 
@@ -1048,7 +1054,7 @@ class KernelPerceptron(BasePerceptron):
         kernel_params=None,
         beta="auto",
         alpha=1.3,
-        max_iter=100,
+        max_iter=1000,
         tol=0.01,
         n_iter_no_change="auto",
         early_stopping="auto",

@@ -12,9 +12,10 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from reference_kernel_perceptron import reference_kernel_fit
-from sklearn.datasets import load_iris, make_classification
+from sklearn.datasets import load_iris, make_circles, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.preprocessing import StandardScaler
 from sparse_data import spread_columns, word_rows
 
 from skperc import KernelPerceptron, MarginPerceptron
@@ -947,3 +948,25 @@ def test_set_params_of_a_schedule_given_by_name():
         clf.set_params(beta__alpha=1.5)
     clf.set_params(beta=PowerThreshold(alpha=1.3)).set_params(beta__alpha=1.5)
     assert clf.beta.alpha == 1.5
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_defaults_end_slow_small_runs_by_a_rule(seed):
+    # With the RBF kernel the standardized iris separates after some 350
+    # to 400 epochs, and make_circles separates or the stopping rule ends
+    # the run: the default max_iter lets both end so, as Perceptron's
+    # does, without a ConvergenceWarning.
+    X_iris, y_iris = load_iris(return_X_y=True)
+    samples = {
+        "separated": (StandardScaler().fit_transform(X_iris), y_iris),
+        "any rule": make_circles(1000, noise=0.1, factor=0.5, random_state=seed),
+    }
+    for ending, (X, y) in samples.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            clf = KernelPerceptron(random_state=seed).fit(X, y)
+        assert clf.stop_reason_ in ("separated", "no_improvement")
+        if ending == "separated":
+            assert clf.stop_reason_ == "separated"
+            assert clf.n_iter_ > 100
+            assert clf.score(X, y) == 1.0
