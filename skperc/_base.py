@@ -437,15 +437,23 @@ def compact_rows(X):
     the order of each row's entries, so that sums over them run in the
     same order and give the same bits, while the weights a loop reads are
     those of the columns alone; at least column 0, so that the loops have
-    weights to point at. The columns are None (all) for dense X and for
-    CSR X that uses every column, which keeps its rows as they are.
+    weights to point at. float32 sums add column j into partial sum
+    j % LANES (_rows.pxd): for float32 X the columns come in whole lanes,
+    every column of each run of 8 that holds one, so that a column keeps
+    its partial sum, and the bits of the dense rows. The columns are None
+    (all) for dense X and for CSR X that uses every column, which keeps
+    its rows as they are.
     """
     data, indices, indptr = rows_of(X)
     if not sp.issparse(X):
         return (data, indices, indptr), None
+    lanes = X.dtype == np.float32
     if X.shape[1] <= len(indices):
         # a mask of the columns costs less than sorting the entries
         used, n_used = used_columns(indices, X.shape[1])
+        if lanes and n_used < X.shape[1]:
+            used = _whole_lanes(used)
+            n_used = np.count_nonzero(used)
         if n_used == X.shape[1]:
             return (data, indices, indptr), None
         columns = np.flatnonzero(used)
@@ -455,8 +463,19 @@ def compact_rows(X):
         renumbered = (np.cumsum(used, dtype=indices.dtype) - 1)[indices]
         return (data, renumbered, indptr), columns
     columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
+    if lanes:
+        columns = (np.unique(columns >> 3)[:, None] * 8 + np.arange(8)).ravel()
+        columns = columns[columns < X.shape[1]].astype(indices.dtype)
     renumbered = np.searchsorted(columns, indices).astype(indices.dtype)
     return (data, renumbered, indptr), columns
+
+
+def _whole_lanes(used):
+    """The mask ``used`` of columns with every column of each run of 8
+    (from column 0) that holds a column it marks."""
+    runs = np.zeros(-(-len(used) // 8) * 8, dtype=bool)
+    runs[: len(used)] = used
+    return np.repeat(runs.reshape(-1, 8).any(axis=1), 8)[: len(used)]
 
 
 def canonical(X):

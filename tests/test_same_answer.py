@@ -241,26 +241,34 @@ def test_dense_and_csr_give_the_same_model(estimator):
 
 
 @pytest.mark.parametrize("pattern", ["all at once", "last entry", "one unused"])
-def test_csr_columns_in_use_give_the_model_of_the_dense_rows(pattern):
-    # The linear loop reads the columns of a CSR sample that hold a value,
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_csr_columns_in_use_give_the_model_of_the_dense_rows(pattern, dtype):
+    # The linear loop reads the columns of a CSR sample that hold a value
+    # (for float32, whole runs of 8, which keep each column's partial sum),
     # found in one pass that ends once every column is marked: a column
-    # first met in the sample's last entry, one never met, and a sample
-    # whose first row marks every column must all give the dense model.
+    # first met in the sample's last entry, columns never met, and a
+    # sample whose first row marks every column must all give the dense
+    # model, its margin_ included.
     rng = np.random.RandomState(0)
-    X = rng.randn(60, 12) * (rng.rand(60, 12) < 0.3)
+    X = rng.randn(60, 40) * (rng.rand(60, 40) < 0.3)
     y = (X[:, 0] + X[:, 1] - X[:, 2] > 0).astype(int)
-    X[:, 11] = 0.0
+    # columns 16 to 23, a whole run of 8, and 11 to 15 and 24 to 29 empty
+    X[:, 11:30] = 0.0
     if pattern == "all at once":
-        X[0] = rng.randn(12)
+        X[0] = rng.randn(40)
     elif pattern == "last entry":
-        X[-1, 11] = 2.0
+        X[-1, 20] = 2.0
+    X = X.astype(dtype)
     csr = sp.csr_matrix(X)
     rows, columns = compact_rows(csr)
-    assert_array_equal(
-        np.arange(12) if columns is None else columns, np.unique(csr.indices)
-    )
+    used = np.unique(csr.indices)
+    if dtype == np.float32:
+        used = np.flatnonzero(np.isin(np.arange(40) // 8, used // 8))
+    assert_array_equal(np.arange(40) if columns is None else columns, used)
     if columns is not None:
         assert_array_equal(columns[rows[1]], csr.indices)
+    if dtype == np.float32:
+        assert_array_equal(rows[1] % 8, csr.indices % 8)
     params = dict(max_iter=5, tol=None, early_stopping=False, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -242,16 +242,20 @@ def test_without_the_rule_a_fit_answers_with_the_last_function(estimator):
 
 @pytest.mark.parametrize("estimator", [MarginPerceptron, KernelPerceptron])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_dense_and_csr_move_to_the_same_bits(estimator, dtype):
+@pytest.mark.parametrize("empty_columns", [0, 40])
+def test_dense_and_csr_move_to_the_same_bits(estimator, dtype, empty_columns):
     """The decision values the step is found on are summed as in training:
     dense and CSR rows give the same answer, bit for bit (and the kernel
     perceptron float32 rows the bits of float64 ones, as its compiled
-    kernels promise). Rows with many zeros, on which the answer moves."""
+    kernels promise), with columns that hold no value too, whose weights
+    the linear fit of CSR rows leaves out. Rows with many zeros, on which
+    the answer moves."""
     X, y = make_margin_classification(120, 6, 0.1, 1.0, random_state=3)
     rng = np.random.RandomState(0)
     noise = rng.uniform(-0.5, 0.5, X.shape) * (rng.rand(*X.shape) < 0.5)
     # separable still, by the separator of X with zero weight on the noise
     X = np.hstack([X, noise]).astype(np.float32).astype(np.float64)
+    X = np.insert(X, rng.randint(X.shape[1] + 1, size=empty_columns), 0.0, axis=1)
     params = dict(max_iter=100_000, random_state=0)
     last = estimator(average=False, **params).fit(X, y)
     reference = estimator(**params).fit(
