@@ -99,6 +99,32 @@ def test_early_stopping_copies_no_training_rows():
     assert extras[1] - extras[0] <= 0.05 * X.nbytes, extras
 
 
+@pytest.mark.parametrize("average", ["auto", True])
+def test_a_wide_csr_fit_holds_its_weights_and_few_copies(average):
+    """A fit on CSR rows over millions of columns (a hashed vocabulary)
+    holds its weights and the averaging sums, of every column, and makes
+    at most one more array of that size (coef_, where the answer is not
+    the run's own weights): the answer toward the mean is found on the
+    columns in use. Rows that separate, so that the answer moves."""
+    n_features = 2**22
+    rng = np.random.default_rng(0)
+    columns = np.sort(rng.choice(n_features, size=(500, 20)), axis=1)
+    X = sp.csr_matrix(
+        (rng.standard_normal(columns.size), columns.ravel(), np.arange(0, 10_001, 20)),
+        shape=(500, n_features),
+    )
+    X.sum_duplicates()
+    w = np.zeros(n_features)
+    w[columns.ravel()] = rng.standard_normal(columns.size)
+    y = (X @ w > 0).astype(int)
+    estimator = MarginPerceptron(average=average, random_state=0)
+    extra = peak_memory(estimator.fit, X, y)
+    assert estimator.stop_reason_ == "separated"
+    weights = 8 * n_features
+    # the run's weights and sums, coef_, and what the 10,000 values need
+    assert extra <= 3.25 * weights, extra / weights
+
+
 def test_memory_measure_sees_a_copy_of_X(float32_data):
     # Fortran-ordered X is copied into C order: the same measure must see it.
     X, y = float32_data
