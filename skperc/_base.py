@@ -438,9 +438,10 @@ def compact_rows(X):
     same order and give the same bits, while the weights a loop reads are
     those of the columns alone; at least column 0, so that the loops have
     weights to point at. float32 sums add column j into partial sum
-    j % LANES (_rows.pxd): for float32 X the columns come in whole lanes,
-    every column of each run of 8 that holds one, so that a column keeps
-    its partial sum, and the bits of the dense rows. The columns are None
+    j % 8 (LANES in _rows.pxd): for float32 X the columns come in whole
+    runs of 8 from column 0, every column of each run that holds one, so
+    that a column keeps its partial sum, and the bits of the dense rows
+    (the runs' other columns keep their weights). The columns are None
     (all) for dense X and for CSR X that uses every column, which keeps
     its rows as they are.
     """
