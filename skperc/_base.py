@@ -27,6 +27,7 @@ from ._compat import (
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
 from ._margin_perceptron_fast import (
+    SUM_LANES,
     check_rows,
     row_moments,
     scaled_norms,
@@ -438,8 +439,8 @@ def compact_rows(X):
     same order and give the same bits, while the weights a loop reads are
     those of the columns alone; at least column 0, so that the loops have
     weights to point at. float32 sums add column j into partial sum
-    j % 8 (LANES in _rows.pxd): for float32 X the columns come in whole
-    runs of 8 from column 0, every column of each run that holds one, so
+    j % SUM_LANES (8): for float32 X the columns come in whole runs of
+    SUM_LANES from column 0, every column of each run that holds one, so
     that a column keeps its partial sum, and the bits of the dense rows
     (the runs' other columns keep their weights). The columns are None
     (all) for dense X and for CSR X that uses every column, which keeps
@@ -465,18 +466,20 @@ def compact_rows(X):
         return (data, renumbered, indptr), columns
     columns = np.unique(indices) if len(indices) else np.zeros(1, indices.dtype)
     if lanes:
-        columns = (np.unique(columns >> 3)[:, None] * 8 + np.arange(8)).ravel()
+        runs = np.unique(columns // SUM_LANES)
+        columns = (runs[:, None] * SUM_LANES + np.arange(SUM_LANES)).ravel()
         columns = columns[columns < X.shape[1]].astype(indices.dtype)
     renumbered = np.searchsorted(columns, indices).astype(indices.dtype)
     return (data, renumbered, indptr), columns
 
 
 def _whole_lanes(used):
-    """The mask ``used`` of columns with every column of each run of 8
-    (from column 0) that holds a column it marks."""
-    runs = np.zeros(-(-len(used) // 8) * 8, dtype=bool)
+    """The mask ``used`` of columns with every column of each run of
+    SUM_LANES (from column 0) that holds a column it marks."""
+    runs = np.zeros(-(-len(used) // SUM_LANES) * SUM_LANES, dtype=bool)
     runs[: len(used)] = used
-    return np.repeat(runs.reshape(-1, 8).any(axis=1), 8)[: len(used)]
+    held = runs.reshape(-1, SUM_LANES).any(axis=1)
+    return np.repeat(held, SUM_LANES)[: len(used)]
 
 
 def canonical(X):

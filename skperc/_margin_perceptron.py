@@ -90,8 +90,6 @@ class SegmentEnds:
             full = np.zeros((len(self.both), self.n_features))
             full[:, self.features] = self.both
             return full
-        if not len(self.features):
-            return np.zeros((len(self.both), len(columns)))
         at = np.minimum(np.searchsorted(self.features, columns), len(self.features) - 1)
         return np.where(self.features[at] == columns, self.both[:, at], 0.0)
 
@@ -229,6 +227,19 @@ def _mark(features, columns, write):
     bits = np.zeros(len(places), dtype=np.uint8)
     np.bitwise_or.at(bits, which, (1 << (columns & 7)).astype(np.uint8))
     write(features, places, features[places] | bits)
+
+
+def _mean_weights(run, features, problems):
+    """The averaged weights of the ``problems`` of ``run`` on ``features``
+    (their last weights less the lazy-averaging sums over the steps), one
+    row each, and those of the lifted coordinate."""
+    steps = np.maximum(run.n_steps[problems], 1)
+    coef = run.coef[features][:, problems].T
+    sums = run.avg_coef[features][:, problems].T
+    return (
+        coef - sums / steps[:, None],
+        run.lift_coef[problems] - run.avg_lift[problems] / steps,
+    )
 
 
 def _feature_indices(features, n_features):
@@ -880,11 +891,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         lift = self._lift(run.radius)[1]
         coef = run.coef[features][:, problems].T
         lift_coef = run.lift_coef[problems]
-        steps = np.maximum(run.n_steps[problems], 1)
         with np.errstate(over="ignore", invalid="ignore"):
-            # the averaged weights as _model makes them
-            mean_coef = coef - run.avg_coef[features][:, problems].T / steps[:, None]
-            mean_lift = lift_coef - run.avg_lift[problems] / steps
+            mean_coef, mean_lift = _mean_weights(run, features, problems)
         if not np.isfinite(coef).all():
             raise_non_finite("the weights", "at the end of the run", _REMEDY)
         if not (np.isfinite(mean_coef).all() and np.isfinite(mean_lift).all()):
@@ -991,11 +999,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
             features=features,
         )
 
-    def _model(self, averaged, columns=None, lifted=False):
+    def _model(self, averaged, columns=None):
         """coef_ and intercept_ of the run: the averaged weights for the
-        problems ``averaged``, the last ones for the others; with
-        ``lifted``, the weights of the lifted coordinate in place of
-        intercept_.
+        problems ``averaged``, the last ones for the others.
 
         Without averaging coef_ is a view of the run's weights, which the
         next call updates in place; only the features ``columns`` that the
@@ -1011,14 +1017,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 # zero outside the features of the run
                 coef = np.zeros(coef.shape)
                 coef[:, features] = run.coef[features, :n_problems].T
-                steps = np.maximum(run.n_steps[averaged], 1)
-                coef[np.ix_(averaged, features)] -= (
-                    run.avg_coef[features, :n_problems].T[averaged] / steps[:, None]
+                problems = np.flatnonzero(averaged)
+                coef[np.ix_(problems, features)], lift_coef[problems] = _mean_weights(
+                    run, features, problems
                 )
-                lift_coef[averaged] -= run.avg_lift[averaged] / steps
             intercept = lift_coef * self._lift(run.radius)[1]
-        if lifted:
-            intercept = lift_coef
         checked = (
             coef
             if averaged.any() or columns is None

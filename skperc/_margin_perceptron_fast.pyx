@@ -26,8 +26,8 @@ from ._overflow cimport (
     AVERAGED_WEIGHTS, DECISION_VALUE, SQUARED_RADIUS, WEIGHTS, fail, finite,
 )
 from ._rows cimport (
-    SKPERC_PREFETCH, axpy, floating, index_t, row, scores, squared_norm,
-    width_of,
+    LANES, SKPERC_PREFETCH, axpy, floating, index_t, row, scores,
+    squared_norm, width_of,
 )
 from ._thresholds cimport Threshold, read_threshold
 
@@ -484,6 +484,11 @@ def used_columns(const index_t[::1] indices, Py_ssize_t n_features):
     if outside:
         raise ValueError("used_columns: an index lies outside the columns.")
     return used.base, n_used
+
+
+# The partial sums of a float32 sum (_rows.pxd), for the Python side that
+# must keep each column on its own.
+SUM_LANES = LANES
 
 
 def padded_width(Py_ssize_t n_problems):
