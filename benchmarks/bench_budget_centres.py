@@ -38,10 +38,20 @@ So that a budget that misses the accuracy of the unbudgeted fit can be
 told apart: centres placed badly (where other centres of the same number
 score more), or too few centres for the data.
 
+``--passes N`` measures instead what the budget learns from passes over
+one sample against passes over new ones: for ``random_state`` 0 to
+``--seeds`` - 1, the budgeted KernelPerceptron (merging) after ``N`` calls of
+``partial_fit`` on the same ``--size`` examples, and another after ``N``
+calls on ``N`` samples of ``--size`` examples drawn from the same
+distribution (``N * --size`` examples, the first sample the same examples):
+the test accuracy of each last function, and its accuracy on the first
+sample, the one that the first run passed over ``N`` times.
+
 Run from the repository root::
 
     python benchmarks/bench_budget_centres.py [--size 40000] [--budget 500] \
         [--data clusters|wide|text] [--optimize 300] [--sgd-epochs 3]
+    python benchmarks/bench_budget_centres.py --passes 25 [--seeds 3]
 """
 
 import argparse
@@ -155,6 +165,38 @@ def squared_hinge(X, signs, kernel_gamma, n_centres):
     return loss
 
 
+def passes(args):
+    """The budgeted fit's last function after args.passes calls of
+    partial_fit on one sample, and after as many on new samples, the first
+    of them that one (see the module's docstring)."""
+    n = args.size
+    X, y, X_test, y_test = data(n * args.passes, args.data)
+    classes = np.unique(y)
+    print(
+        f"{args.data}, budget {args.budget}, {args.passes} calls of partial_fit "
+        f"on {n} examples each; accuracy on the test points / on the first sample"
+    )
+    for seed in range(args.seeds):
+        again, new = (
+            KernelPerceptron(
+                gamma=gamma(args.data), budget=args.budget, random_state=seed
+            )
+            for _ in range(2)
+        )
+        for at in range(args.passes):
+            again.partial_fit(X[:n], y[:n], classes=classes)
+            new.partial_fit(
+                X[at * n : (at + 1) * n], y[at * n : (at + 1) * n], classes=classes
+            )
+        print(
+            f"random_state={seed}: the same sample "
+            f"{again.score(X_test, y_test):.4f} / {again.score(X[:n], y[:n]):.4f}, "
+            f"new samples {new.score(X_test, y_test):.4f} / "
+            f"{new.score(X[:n], y[:n]):.4f}",
+            flush=True,
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=40_000)
@@ -164,7 +206,12 @@ def main():
     )
     parser.add_argument("--optimize", type=int, default=300)
     parser.add_argument("--sgd-epochs", type=int, default=3)
+    parser.add_argument("--passes", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
+    if args.passes:
+        passes(args)
+        return
     X, y, X_test, y_test = data(args.size, args.data)
     kernel_gamma = gamma(args.data)
 
