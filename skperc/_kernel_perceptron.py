@@ -947,6 +947,14 @@ class KernelPerceptron(BasePerceptron):
     0.743 and 0.733 (medians of three seeds), merging in fits of 0.12 and
     0.76 s against 0.10 and 0.70 s.
 
+    :meth:`partial_fit` makes no averaging epoch: with ``average=True`` a
+    stream answers with the mean that the merges or removals left. On
+    40,000 examples of that data in 8 calls of 5,000 (``random_state=0``),
+    merging scored 0.772 with the mean against 0.873 with the last function
+    (``average="auto"``), and removal 0.675 against 0.743; projection, which
+    hands a removed vector's share to its neighbours in the mean as well,
+    0.860 against 0.850.
+
     Labels are mapped to ``-1`` and ``+1``; :meth:`predict` gives
     ``classes_[1]`` on a decision value of exactly 0.
 
