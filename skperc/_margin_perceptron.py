@@ -229,17 +229,14 @@ def _mark(features, columns, write):
     write(features, places, features[places] | bits)
 
 
-def _mean_weights(run, features, problems):
-    """The averaged weights of the ``problems`` of ``run`` on ``features``
-    (their last weights less the lazy-averaging sums over the steps), one
-    row each, and those of the lifted coordinate."""
+def _averaging_shift(run, features, problems):
+    """How far the averaged weights of the ``problems`` of ``run`` lie below
+    their last ones on ``features`` (the lazy-averaging sums over the
+    steps), one row each, and on the lifted coordinate: the caller
+    subtracts it from the last weights it has gathered already."""
     steps = np.maximum(run.n_steps[problems], 1)
-    coef = run.coef[features][:, problems].T
     sums = run.avg_coef[features][:, problems].T
-    return (
-        coef - sums / steps[:, None],
-        run.lift_coef[problems] - run.avg_lift[problems] / steps,
-    )
+    return sums / steps[:, None], run.avg_lift[problems] / steps
 
 
 def _feature_indices(features, n_features):
@@ -892,7 +889,8 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         coef = run.coef[features][:, problems].T
         lift_coef = run.lift_coef[problems]
         with np.errstate(over="ignore", invalid="ignore"):
-            mean_coef, mean_lift = _mean_weights(run, features, problems)
+            shift, lift_shift = _averaging_shift(run, features, problems)
+            mean_coef, mean_lift = coef - shift, lift_coef - lift_shift
         if not np.isfinite(coef).all():
             raise_non_finite("the weights", "at the end of the run", _REMEDY)
         if not (np.isfinite(mean_coef).all() and np.isfinite(mean_lift).all()):
@@ -1018,9 +1016,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 coef = np.zeros(coef.shape)
                 coef[:, features] = run.coef[features, :n_problems].T
                 problems = np.flatnonzero(averaged)
-                coef[np.ix_(problems, features)], lift_coef[problems] = _mean_weights(
-                    run, features, problems
-                )
+                shift, lift_shift = _averaging_shift(run, features, problems)
+                coef[np.ix_(problems, features)] -= shift
+                lift_coef[problems] -= lift_shift
             intercept = lift_coef * self._lift(run.radius)[1]
         checked = (
             coef
