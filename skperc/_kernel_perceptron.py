@@ -1146,13 +1146,15 @@ class KernelPerceptron(BasePerceptron):
         return tags
 
     def __getstate__(self):
-        # After merges the run keeps its rows unscaled with their scales for
-        # its next call (ScaledSupport), and support_vectors_ is those rows
-        # scaled: a pickle holds them once, and __setstate__ scales them again.
+        # A pickle holds no state that the model's arrays give again, which
+        # __setstate__ rebuilds: the reading of the support (_read_support),
+        # and after merges support_vectors_, the rows that the run keeps
+        # unscaled with their scales for its next call (ScaledSupport).
         state = super().__getstate__()
+        derived = {"_support_reading"}
         if _holds_scaled_support(state):
-            state = {name: v for name, v in state.items() if name != "support_vectors_"}
-        return state
+            derived.add("support_vectors_")
+        return {name: v for name, v in state.items() if name not in derived}
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -1160,6 +1162,17 @@ class KernelPerceptron(BasePerceptron):
             scaled = self._run.scaled
             rows = _scaled_rows(scaled.rows, scaled.scale)
             self.support_vectors_ = rows[_class_order(self._run)]
+        if hasattr(self, "support_vectors_"):
+            # (also in place of the reading that a pickle of an earlier
+            # version held, in the form of that version)
+            self._read_support()
+
+    def _read_support(self):
+        """Keep what decision_function reads of support_vectors_ besides
+        its vectors (_support_reading)."""
+        self._support_reading = (
+            _support_reading(self.support_vectors_) if self._on_features() else None
+        )
 
     def _validation(self):
         precomputed = self.kernel == "precomputed"
@@ -2044,9 +2057,7 @@ class KernelPerceptron(BasePerceptron):
             # between calls the model holds its support vectors once, as
             # support_vectors_ (see _resume_run)
             self._run = replace(run, rows=None)
-        self._support_reading = (
-            _support_reading(self.support_vectors_) if self._on_features() else None
-        )
+        self._read_support()
         self.dual_coef_ = dual_coef[:, order]
         self.n_support_ = np.bincount(run.codes, minlength=len(self.classes_)).astype(
             np.int32

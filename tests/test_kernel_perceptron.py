@@ -464,9 +464,10 @@ def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form)
     indices renumbered on them, as the fit kept them: after fit and after
     each partial_fit, what support_vectors_ as they stand give, and
     decision values of the bits of products that compute them afresh, for
-    dense and CSR rows, from the model and from its pickle. On word counts
-    spread among 20 times their columns, which the support meets on a few
-    of them."""
+    dense and CSR rows, from the model and from its pickle, which leaves the
+    reading out and rebuilds it (in place of one that a pickle holds, as an
+    earlier version's did). On word counts spread among 20 times their
+    columns, which the support meets on a few of them."""
     X, y, _ = word_rows(600, 300, 8)
     X, _ = spread_columns(X, 6000)
     if form == "dense":
@@ -478,23 +479,30 @@ def test_the_support_reading_a_fit_keeps_stays_that_of_its_support(budget, form)
         for call in range(2):
             if call:
                 model.partial_fit(X[200 * call : 200 * (call + 1)], y[:200])
-            kept_norms, kept_columns, kept_indices = model._support_reading
-            norms, columns, indices = _support_reading(model.support_vectors_)
-            assert kept_norms.tobytes() == norms.tobytes()
-            if form == "dense":
-                # a dense support is read whole
-                assert kept_columns is columns is kept_indices is indices is None
-            else:
-                assert_array_equal(kept_columns, columns)
-                assert_array_equal(kept_indices, indices)
-                assert len(columns) < X.shape[1] // 10
-                support = model.support_vectors_
-                assert_array_equal(columns[indices], support.indices)
+            assert "_support_reading" not in model.__getstate__()
             loaded = pickle.loads(pickle.dumps(model))
+            # a pickle that holds a reading in another form
+            state = {**model.__getstate__(), "_support_reading": ("old", None)}
+            earlier = KernelPerceptron.__new__(KernelPerceptron)
+            earlier.__setstate__(state)
+            norms, columns, indices = _support_reading(model.support_vectors_)
+            for kept in (model, loaded, earlier):
+                kept_norms, kept_columns, kept_indices = kept._support_reading
+                assert kept_norms.tobytes() == norms.tobytes()
+                if form == "dense":
+                    # a dense support is read whole
+                    assert kept_columns is columns is kept_indices is indices is None
+                else:
+                    assert_array_equal(kept_columns, columns)
+                    assert_array_equal(kept_indices, indices)
+                    assert len(columns) < X.shape[1] // 10
+                    support = kept.support_vectors_
+                    assert_array_equal(columns[indices], support.indices)
             for rows in (X[400:], sp.csr_matrix(X[400:])):
                 fresh = model._products(rows, model.support_vectors_, model.dual_coef_)
                 assert model.decision_function(rows).tobytes() == fresh.tobytes()
-                assert loaded.decision_function(rows).tobytes() == fresh.tobytes()
+                for kept in (loaded, earlier):
+                    assert kept.decision_function(rows).tobytes() == fresh.tobytes()
 
 
 @pytest.mark.parametrize("n_rows", [1, 3, 40, 400])
