@@ -37,14 +37,8 @@ from sklearn.preprocessing import StandardScaler
 
 from skperc import KernelPerceptron
 
-X, y = make_classification(
-    4000,
-    20,
-    n_informative=10,
-    n_clusters_per_class=4,
-    flip_y=0.01,
-    random_state=0,
-)
+CLUSTERS = dict(n_features=20, n_informative=10, n_clusters_per_class=4, flip_y=0.01)
+X, y = make_classification(4000, **CLUSTERS, random_state=0)
 X = StandardScaler().fit_transform(X)
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 
@@ -158,18 +152,11 @@ for budget in (1500, 2000):
 # them the same), beside the fits of that first sample with and without
 # the budget.
 n, calls = 3000, 20
-X3, y3 = make_classification(
-    n * calls + 10_000,
-    20,
-    n_informative=10,
-    n_clusters_per_class=4,
-    flip_y=0.01,
-    random_state=0,
-)
+X3, y3 = make_classification(n * calls + 10_000, **CLUSTERS, random_state=0)
 X3 = StandardScaler().fit(X3[:n]).transform(X3)
 X3_test, y3_test = X3[-10_000:], y3[-10_000:]
-again = KernelPerceptron(gamma=0.05, budget=200, random_state=0)
-new = KernelPerceptron(gamma=0.05, budget=200, random_state=0)
+budgeted = dict(gamma=0.05, budget=200, random_state=0)
+again, new = KernelPerceptron(**budgeted), KernelPerceptron(**budgeted)
 curves = {"the same 3,000 examples": [], "new samples of 3,000": []}
 for at in range(calls):
     again.partial_fit(X3[:n], y3[:n], classes=[0, 1])
@@ -180,9 +167,7 @@ for at in range(calls):
     curves["new samples of 3,000"].append(new.score(X3_test, y3_test))
 references = {
     "fit on the first sample, no budget": KernelPerceptron(gamma=0.05, random_state=0),
-    "fit on the first sample, budget=200": KernelPerceptron(
-        gamma=0.05, budget=200, random_state=0
-    ),
+    "fit on the first sample, budget=200": KernelPerceptron(**budgeted),
 }
 
 fig, ax = plt.subplots(figsize=(7, 4))
