@@ -11,7 +11,7 @@ all points. The kernel, the threads of a step and the examination of an
 example are that loop's (_kernel_perceptron_fast.pxd).
 """
 
-from cython.parallel cimport prange, threadid
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport INFINITY, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.stdlib cimport calloc, free, qsort, realloc
@@ -130,18 +130,29 @@ cdef enum:
 # thread, the rows of the next block are computed while one thread
 # examines the block (_examine_and_rows), from the panels or postings as
 # the block began: its examples then compute again the slots changed in the
-# block before theirs too. CSR examples go SPARSE_BUDGET_BLOCK at a time: the
-# values that a CSR example computes again read each changed support
-# vector at its scattered stored features, and the examining thread, which
-# computes them, bounds the loop on two threads. Measured on the text data
-# of benchmarks/bench_kernel_scale.py (10,000 examples, budget 500, merge,
-# two threads): 0.88 to 0.97 s a fit in blocks of 32, 1.15 to 1.29 s in
-# blocks of 16, 1.16 to 1.41 s in blocks of 64; on the clusters (dense),
-# 40,000 examples, 0.96 to 1.00 s in blocks of 64 and 1.00 to 1.06 s in
-# blocks of 32. The size of a block changes no bit.
+# block before theirs too. A CSR example computes each such value reading
+# the changed support vector at its scattered stored features, and the
+# examining thread, which computed them all, bounded the loop on two
+# threads, in blocks of 32 CSR examples (on the text data of
+# benchmarks/bench_kernel_scale.py, 10,000 examples, budget 500, merge, two
+# threads: 0.88 to 0.97 s a fit in blocks of 32, 1.15 to 1.29 s in blocks
+# of 16, 1.16 to 1.41 s in blocks of 64). The threads now compute those of
+# the block before while one of them brings the postings up to date
+# (_correct_group), and the examining thread those changed within its
+# block alone; blocks of 64 CSR examples then took 0.250 s against 0.267 s
+# on the text data at 10,000 examples and 0.289 s against 0.305 s on the
+# vocabulary data (two threads), 0.366 s against 0.393 s and 0.421 s
+# against 0.420 s on one (medians of 5 rounds alternating). Against the
+# build before, in blocks of 32 without the split, two threads, medians of
+# 7 rounds: 0.98 s against 1.22 s a fit on the vocabulary data at 40,000
+# examples, 0.30 s against 0.31 s at 10,000; 0.78 s against 0.82 s and
+# 0.238 s against 0.254 s on the text data; the same bits. Dense examples,
+# whose values cost a product over their features, leave them to the
+# examining thread: with the same split the clusters at 40,000 examples
+# took 0.323 s against 0.311 s, the wide data 0.638 s against 0.625 s
+# (medians of 7 rounds). The size of a block changes no bit.
 cdef enum:
     BUDGET_BLOCK = 64
-    SPARSE_BUDGET_BLOCK = 32
 # With CSR examples, a support vector listed at up to VALUE_ROOM features
 # keeps its values there beside its list (Support.row_values), which the
 # loop reads in the order of the list where the dense rows would be read at
@@ -363,6 +374,12 @@ cdef struct Support:
     # the slots in the support, their values, their squared norms
     int64_t* changed          # (capacity,)
     double* changed_values    # (2 capacity,)
+    # the same scratch for each thread that computes the values of the
+    # slots changed in the block before (_correct_group): changed_values's
+    # (2 capacity each), and with CSR examples scattered's (n_features
+    # each, +0 between the calls)
+    double* thread_values
+    double* thread_scattered
     # the snapshots w_1 and w_r of the stopping rule, of each problem
     # (NULL with it off): coefficients, size, and the version of the rows
     # and their squared norms that they stand on (-1 before the first):
@@ -410,12 +427,6 @@ cdef void _mark_features(Support* b, Py_ssize_t s, const int32_t* features,
     for t in range(n):
         b.pending[b.pending_n + t] = (<int64_t>s << 32) | features[t]
     b.pending_n += n
-
-
-cdef inline Py_ssize_t _block_size(const Support* b) noexcept nogil:
-    """The examples of a block: BUDGET_BLOCK, or SPARSE_BUDGET_BLOCK for
-    CSR examples (their examples set)."""
-    return BUDGET_BLOCK if b.example_indptr == NULL else SPARSE_BUDGET_BLOCK
 
 
 cdef inline bint _copied(const Support* b) noexcept nogil:
@@ -848,18 +859,6 @@ cdef int _begin_rows(Support* b) except -1 nogil:
     return _refresh_panels(b)
 
 
-cdef int _begin_overlap(Support* b) except -1 nogil:
-    """Before a block is examined while the next block's rows are computed
-    from the panels: the block's rows came from the panels as they stood
-    at the last refresh, so the slots changed since are its stale ones;
-    then the panels are refreshed for the next block's."""
-    cdef Py_ssize_t t
-    _clear_marks(&b.stale)
-    for t in range(b.dirty.n):
-        _add_mark(&b.stale, b.dirty.slots[t])
-    return _refresh_panels(b)
-
-
 cdef inline Py_ssize_t _stored_features(const Support* b, Py_ssize_t i,
                                         const int32_t** features) noexcept nogil:
     """The features that the products of example i sum over: the stored
@@ -1096,17 +1095,18 @@ cdef inline double _dense_dot(const Support* b, Py_ssize_t s, const double* x,
     return total
 
 
-cdef inline void _scatter(const Support* b, const double* x,
+cdef inline void _scatter(double* scattered, const double* x,
                           const double* values, const int32_t* features,
                           Py_ssize_t n_features) noexcept nogil:
-    """b.scattered, +0 elsewhere, at the n_features features listed:
-    values[t] (or x[features[t]] for values NULL). One array for every row
-    scattered, whose lines at the frequent features stay in the cache,
-    where rows over the features in use lie apart. _unscatter clears it."""
+    """scattered (b.scattered, or a thread's), +0 elsewhere, at the
+    n_features features listed: values[t] (or x[features[t]] for values
+    NULL). One array for every row scattered, whose lines at the frequent
+    features stay in the cache, where rows over the features in use lie
+    apart. _unscatter clears it."""
     cdef Py_ssize_t t
     for t in range(n_features):
-        b.scattered[features[t]] = (values[t] if values != NULL
-                                    else x[features[t]])
+        scattered[features[t]] = (values[t] if values != NULL
+                                  else x[features[t]])
 
 
 cdef const double* _scattered(const Support* b, Py_ssize_t s,
@@ -1118,16 +1118,16 @@ cdef const double* _scattered(const Support* b, Py_ssize_t s,
     cdef const double* values = _row_values(b, s)
     if values == NULL:
         return b.rows + s * b.n_features
-    _scatter(b, NULL, values, features, n_features)
+    _scatter(b.scattered, NULL, values, features, n_features)
     return b.scattered
 
 
-cdef inline void _unscatter(const Support* b, const int32_t* features,
+cdef inline void _unscatter(double* scattered, const int32_t* features,
                             Py_ssize_t n_features) noexcept nogil:
-    """b.scattered +0 again at the features that _scattered filled."""
+    """scattered +0 again at the features that _scatter filled."""
     cdef Py_ssize_t t
     for t in range(n_features):
-        b.scattered[features[t]] = 0.0
+        scattered[features[t]] = 0.0
 
 
 cdef void _support_dots(const Support* b, Py_ssize_t n, const double* x,
@@ -1179,7 +1179,7 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
             if s < b.n_support:
                 out[s] = _dense_dot(b, s, x, features, n_features)
         if values != NULL:
-            _unscatter(b, features, n_features)
+            _unscatter(b.scattered, features, n_features)
     # (x_s . x_m, x_m's scale times its row's products)
     _scale_dots(b.scale, b.n_support, out)
     for t in range(b.n_support):
@@ -1190,20 +1190,21 @@ cdef void _support_row(const Support* b, const Kernel* kernel, Py_ssize_t m,
 cdef bint _slot_values(Support* b, const Kernel* kernel, const double* x,
                        const double* values, const int32_t* features,
                        Py_ssize_t n_features, double sq_norm_x, double scale_x,
-                       const int64_t* slots, Py_ssize_t n,
-                       double* krow) noexcept nogil:
+                       const int64_t* slots, Py_ssize_t n, double* krow,
+                       double* scratch, double* scattered) noexcept nogil:
     """krow[s] = k(x_s, x) for the n slots s listed, each from its own row
     as it stands: x the dense row x, or the values at the features listed
-    (scattered), times scale_x, over the rows (_dots_over) or the lists of
-    those that keep their values (_dense_dot), as _support_row computes a
-    slot changed since the last _refresh_panels; whether the new values are
-    all finite."""
+    (scattered into scattered, +0 elsewhere and again after), times
+    scale_x, over the rows (_dots_over) or the lists of those that keep
+    their values (_dense_dot), as _support_row computes a slot changed
+    since the last _refresh_panels, in scratch (2 capacity values); whether
+    the new values are all finite."""
     cdef Py_ssize_t t
-    cdef double* out = b.changed_values
-    cdef double* sq = b.changed_values + b.capacity
+    cdef double* out = scratch
+    cdef double* sq = scratch + b.capacity
     if values != NULL:
-        _scatter(b, NULL, values, features, n_features)
-        x = b.scattered
+        _scatter(scattered, NULL, values, features, n_features)
+        x = scattered
     if b.row_counts == NULL:
         _dots_over(b.rows, slots, n, b.n_features, x, features, n_features,
                    out)
@@ -1211,7 +1212,7 @@ cdef bint _slot_values(Support* b, const Kernel* kernel, const double* x,
         for t in range(n):
             out[t] = _dense_dot(b, slots[t], x, features, n_features)
     if values != NULL:
-        _unscatter(b, features, n_features)
+        _unscatter(scattered, features, n_features)
     for t in range(n):
         # (x_s . x, x_s's scale times its row's products, then x's)
         out[t] = out[t] * b.scale[slots[t]]
@@ -1237,7 +1238,8 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
             b.changed[n] = b.stale.slots[t]
             n += 1
     return _slot_values(b, kernel, x, values, features, n_features,
-                        sq_norm_x, 1.0, b.changed, n, krow)
+                        sq_norm_x, 1.0, b.changed, n, krow, b.changed_values,
+                        b.scattered)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -1311,7 +1313,7 @@ cdef void _keep_young(Support* b, const Kernel* kernel,
     _slot_values(b, kernel, b.rows + slot * b.n_features,
                  _row_values(b, slot), features, n_features,
                  b.sq_norms[slot], b.scale[slot], b.entry_changed,
-                 b.entry_n + 1, row)
+                 b.entry_n + 1, row, b.changed_values, b.scattered)
     b.entry_n = -1
     b.entry_row = b.young_row
     b.young_row = row
@@ -1499,7 +1501,7 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
                     b.pair_values[at] = g[p * m + q]
             g[q * m + p] = g[p * m + q]
         if n_features >= 0 and x == b.scattered:
-            _unscatter(b, features, n_features)
+            _unscatter(b.scattered, features, n_features)
         largest = max(largest, g[p * m + p])
     # L L^T = K + ridge I in the lower triangle, then L v = krow, L^T u = v
     for p in range(m):
@@ -1833,13 +1835,14 @@ cdef void _listed_row(const Support* b, Py_ssize_t va, Py_ssize_t r,
     cdef const double* values_b = listed.values[vb]
     cdef Py_ssize_t q, t, n_features = starts_a[r + 1] - starts_a[r]
     cdef double dot
-    _scatter(b, NULL, listed.values[va] + starts_a[r], features_a, n_features)
+    _scatter(b.scattered, NULL, listed.values[va] + starts_a[r], features_a,
+             n_features)
     for q in range(n_b):
         dot = 0.0
         for t in range(starts_b[q], starts_b[q + 1]):
             dot += values_b[t] * b.scattered[features_b[t]]
         krow[q] = dot
-    _unscatter(b, features_a, n_features)
+    _unscatter(b.scattered, features_a, n_features)
 
 
 cdef double _version_products(const Kernel* kernel, const Support* b,
@@ -2109,6 +2112,30 @@ cdef int _examine_block(Support* b, const Kernel* kernel, Epochs* e,
     return 1
 
 
+cdef void _correct_group(Support* b, const Kernel* kernel, const Block* block,
+                         Py_ssize_t n_changed, Py_ssize_t first,
+                         Py_ssize_t thread) noexcept nogil:
+    """The values of the n_changed slots of b.changed in the kernel rows of
+    the examples first <= q < first + SKPERC_POINTS (and < block.n) of
+    block, from their rows as they stand (_slot_values, in the scratch of
+    thread); a row whose new values are not all finite is marked so. It
+    reads no field of b that _refresh_panels writes."""
+    cdef Py_ssize_t q, n_features, d = b.n_features, cap = b.capacity
+    cdef const int32_t* features
+    cdef double* scattered = (b.thread_scattered + thread * d
+                              if b.thread_scattered != NULL else NULL)
+    for q in range(first, min(first + SKPERC_POINTS, block.n)):
+        n_features = _stored_features(b, block.visit[q], &features)
+        if not _slot_values(b, kernel,
+                            block.x + q * d if block.x != NULL else NULL,
+                            block.values + q * b.example_room
+                            if block.values != NULL else NULL,
+                            features, n_features, block.sq[q], 1.0,
+                            b.changed, n_changed, block.krows + q * cap,
+                            b.thread_values + thread * 2 * cap, scattered):
+            block.finite[q] = 0
+
+
 cdef int _examine_and_rows(Support* b, const Kernel* kernel,
                            const Kernel* examples, Epochs* e,
                            const Block* block, const Block* next,
@@ -2116,25 +2143,59 @@ cdef int _examine_and_rows(Support* b, const Kernel* kernel,
                            const double* weight, bint first_epoch,
                            double* delta, double* delta_avg,
                            Py_ssize_t n_threads, double* busy) except -1 nogil:
-    """_examine_block on block in one thread while the others compute the
-    rows of next (_group_rows) from the panels, which the examining does
-    not write; the thread that examines takes the groups left when it is
-    done. _begin_overlap comes first. Adds the seconds that each thread
-    works to busy[thread]. 0 on a value that is not finite."""
-    cdef Py_ssize_t g, n_groups = (next.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    """A block examined while the next block's rows are computed, in one
+    region of n_threads threads. The block's rows came from the panels or
+    postings as they stood at the last refresh: with CSR examples the
+    threads first compute again the values of the slots changed since
+    (_correct_group) while one of them refreshes the postings
+    (_refresh_panels), and no slot is stale then; with dense ones the
+    panels are refreshed first, and those slots are stale. Then
+    _examine_block on block in one thread while the others compute the
+    rows of next (_group_rows) from the panels or postings, which the
+    examining does not write; the thread that examines takes the groups
+    left when it is done. Adds the seconds that each thread works to
+    busy[thread]. 0 on a value that is not finite."""
+    cdef Py_ssize_t g, t, n_changed = 0
+    cdef Py_ssize_t n_block = (block.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef Py_ssize_t n_next = (next.n + SKPERC_POINTS - 1) // SKPERC_POINTS
+    cdef bint correct = b.example_indptr != NULL
     cdef double start
     cdef int[1] examined
-    examined[0] = 1
-    # dynamic: the iterations go out in order, the examining first
-    for g in prange(n_groups + 1, num_threads=n_threads, schedule="dynamic",
-                    chunksize=1):
+    _clear_marks(&b.stale)
+    for t in range(b.dirty.n):
+        if not correct:
+            _add_mark(&b.stale, b.dirty.slots[t])
+        elif b.dirty.slots[t] < b.n_support:
+            b.changed[n_changed] = b.dirty.slots[t]
+            n_changed += 1
+    if n_changed == 0:
         start = skperc_wall()
-        if g == 0:
-            examined[0] = _examine_block(b, kernel, e, block, diag, y, weight,
-                                         first_epoch, delta, delta_avg)
-        else:
-            _group_rows(b, kernel, examples, next, (g - 1) * SKPERC_POINTS)
-        busy[threadid()] += skperc_wall() - start
+        _refresh_panels(b)
+        busy[0] += skperc_wall() - start
+        correct = False
+    examined[0] = 1
+    with parallel(num_threads=n_threads):
+        if correct:
+            # dynamic: the iterations go out in order, the refresh first
+            for g in prange(n_block + 1, schedule="dynamic", chunksize=1):
+                start = skperc_wall()
+                if g == 0:
+                    _refresh_panels(b)
+                else:
+                    _correct_group(b, kernel, block, n_changed,
+                                   (g - 1) * SKPERC_POINTS, threadid())
+                busy[threadid()] += skperc_wall() - start
+        # the examining first
+        for g in prange(n_next + 1, schedule="dynamic", chunksize=1):
+            start = skperc_wall()
+            if g == 0:
+                examined[0] = _examine_block(b, kernel, e, block, diag, y,
+                                             weight, first_epoch, delta,
+                                             delta_avg)
+            else:
+                _group_rows(b, kernel, examples, next,
+                            (g - 1) * SKPERC_POINTS)
+            busy[threadid()] += skperc_wall() - start
     return examined[0]
 
 
@@ -2154,12 +2215,12 @@ cdef int _run_budget_epochs(
     Threads* threads,
 ) except -1 nogil:
     """The epochs of one budgeted call over the examples of visit, the
-    points of ``examples``, _block_size at a time, in the two blocks. A
+    points of ``examples``, BUDGET_BLOCK at a time, in the two blocks. A
     kernel value, radius, threshold or decision value that is not finite
     stops the call, recorded in e.failure."""
     cdef Py_ssize_t epoch, n_threads, s
     cdef Py_ssize_t countdown = CHECK_EVERY
-    cdef Py_ssize_t size = _block_size(b)
+    cdef Py_ssize_t size = BUDGET_BLOCK
     cdef int examined
     cdef Block* block
     cdef Block* next
@@ -2189,7 +2250,6 @@ cdef int _run_budget_epochs(
                 interrupted(e)
             n_threads = _n_blocks(_threads(threads), next.n * b.n_support)
             if n_threads > 1 and _copied(b):
-                _begin_overlap(b)
                 _start_step(threads, n_threads)
                 examined = _examine_and_rows(b, kernel, examples, e, block,
                                              next, diag, y, weight, epoch == 0,
@@ -2335,7 +2395,7 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     # 895 MB against 6.45 s and 575 MB at 40,000; on its text data (3,000
     # columns) 0.80 s against 0.78 s at 10,000 examples.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
-    cdef Py_ssize_t size = _block_size(b)
+    cdef Py_ssize_t size = BUDGET_BLOCK
     # Postings filled anew at each call hold each feature's entries in the
     # order of the slots, in memory taken feature after feature. Kept
     # from the call before, they hold them where merges left them: on the
@@ -2351,7 +2411,7 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
             np.zeros(cap),
             np.zeros(2 * cap, dtype=np.uint8),
             np.zeros(2 * cap, dtype=np.int64),
-            # the blocks of _block_size examples: their rows, or the values
+            # the blocks of BUDGET_BLOCK examples: their rows, or the values
             # that CSR examples store (where rows over every feature in use
             # took 10.5 MB a block over a vocabulary of 41,000 words, and the
             # pages of 410 MB over 1,600,000)
@@ -2437,7 +2497,7 @@ cdef tuple _hold_scales(Support* b, X, double[::1] scale,
     cdef double[::1] panel_scale = np.ones(cap)
     cdef unsigned char[::1] whole = np.zeros(cap, dtype=np.uint8)
     cdef int64_t[::1] pending = np.zeros(
-        2 * SPARSE_BUDGET_BLOCK * _example_room(X) if sparse else 1,
+        2 * BUDGET_BLOCK * _example_room(X) if sparse else 1,
         dtype=np.int64)
     b.scale = &scale[0]
     b.raw_sq = &raw_sq[0]
@@ -2602,6 +2662,9 @@ def run_budget_epochs(
     cdef double[:, ::1] young_rows = np.zeros((2 if young else 0, cap))
     cdef int64_t[::1] changed = np.zeros(cap, dtype=np.int64)
     cdef double[::1] changed_values = np.zeros(2 * cap)
+    cdef double[::1] thread_values = np.zeros(max(1, n_threads) * 2 * cap)
+    cdef double[::1] thread_scattered = np.zeros(
+        max(1, n_threads) * d if sp.issparse(X) else 1)
     cdef Py_ssize_t[::1] near = np.zeros(
         max(<Py_ssize_t>AVERAGING_NEIGHBOURS, <Py_ssize_t>MERGE_CANDIDATES),
         dtype=np.intp)
@@ -2670,6 +2733,8 @@ def run_budget_epochs(
     b.entry_n = -1
     b.changed = &changed[0]
     b.changed_values = &changed_values[0]
+    b.thread_values = &thread_values[0]
+    b.thread_scattered = &thread_scattered[0] if sp.issparse(X) else NULL
     b.near = &near[0]
     b.near_gram = &near_gram[0]
     b.near_coef = &near_coef[0]
@@ -2755,7 +2820,7 @@ def support_block_rows(X, vectors, KernelSpec spec,
     cdef double[::1] busy = np.zeros(n_threads)
     _start_threads(&threads, busy, None)
     # the block's rows, in the arrays held (capacity = n_support)
-    cdef Py_ssize_t size = _block_size(&b)
+    cdef Py_ssize_t size = BUDGET_BLOCK
     krows = np.asarray(<double[:size * n_support]> block.krows).reshape(
         size, n_support)
     for start in range(0, n, size):

@@ -475,11 +475,15 @@ def test_kernel_perceptron_threads_give_the_same_bits(form, n_classes, average):
         assert_same_model(one, many, X[:500])
 
 
+@pytest.mark.parametrize("form", ["dense64", "csr64"])
 @pytest.mark.parametrize("strategy", ["merge", "remove", "project"])
-def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy):
+def test_kernel_perceptron_threads_give_the_same_bits_with_a_budget(strategy, form):
     # the budgeted loop (the kernel rows of a block of examples split among
-    # the threads), and the function on the batch at the end of a call
+    # the threads, and with CSR examples the values of the support vectors
+    # changed in the block before, computed again in the threads), and the
+    # function on the batch at the end of a call
     X, y = _threaded_data(3)
+    X = _input_forms(X)[form]
     models = {}
     for n_jobs in (1, *THREAD_COUNTS):
         model = KernelPerceptron(
