@@ -374,10 +374,10 @@ cdef struct Support:
     # the slots in the support, their values, their squared norms
     int64_t* changed          # (capacity,)
     double* changed_values    # (2 capacity,)
-    # the same scratch for each thread that computes the values of the
-    # slots changed in the block before (_correct_group): changed_values's
-    # (2 capacity each), and with CSR examples scattered's (n_features
-    # each, +0 between the calls)
+    # with CSR examples (else NULL), the same scratch for each thread that
+    # computes the values of the slots changed in the block before
+    # (_correct_group): changed_values's (2 capacity each), and
+    # scattered's (n_features each, +0 between the calls)
     double* thread_values
     double* thread_scattered
     # the snapshots w_1 and w_r of the stopping rule, of each problem
@@ -2116,20 +2116,17 @@ cdef void _correct_group(Support* b, const Kernel* kernel, const Block* block,
                          Py_ssize_t n_changed, Py_ssize_t first,
                          Py_ssize_t thread) noexcept nogil:
     """The values of the n_changed slots of b.changed in the kernel rows of
-    the examples first <= q < first + SKPERC_POINTS (and < block.n) of
+    the CSR examples first <= q < first + SKPERC_POINTS (and < block.n) of
     block, from their rows as they stand (_slot_values, in the scratch of
     thread); a row whose new values are not all finite is marked so. It
     reads no field of b that _refresh_panels writes."""
     cdef Py_ssize_t q, n_features, d = b.n_features, cap = b.capacity
     cdef const int32_t* features
-    cdef double* scattered = (b.thread_scattered + thread * d
-                              if b.thread_scattered != NULL else NULL)
+    cdef double* scattered = b.thread_scattered + thread * d
     for q in range(first, min(first + SKPERC_POINTS, block.n)):
         n_features = _stored_features(b, block.visit[q], &features)
-        if not _slot_values(b, kernel,
-                            block.x + q * d if block.x != NULL else NULL,
-                            block.values + q * b.example_room
-                            if block.values != NULL else NULL,
+        if not _slot_values(b, kernel, NULL,
+                            block.values + q * b.example_room,
                             features, n_features, block.sq[q], 1.0,
                             b.changed, n_changed, block.krows + q * cap,
                             b.thread_values + thread * 2 * cap, scattered):
@@ -2662,7 +2659,9 @@ def run_budget_epochs(
     cdef double[:, ::1] young_rows = np.zeros((2 if young else 0, cap))
     cdef int64_t[::1] changed = np.zeros(cap, dtype=np.int64)
     cdef double[::1] changed_values = np.zeros(2 * cap)
-    cdef double[::1] thread_values = np.zeros(max(1, n_threads) * 2 * cap)
+    # (the threads' scratch of _correct_group, which runs on CSR examples)
+    cdef double[::1] thread_values = np.zeros(
+        max(1, n_threads) * 2 * cap if sp.issparse(X) else 1)
     cdef double[::1] thread_scattered = np.zeros(
         max(1, n_threads) * d if sp.issparse(X) else 1)
     cdef Py_ssize_t[::1] near = np.zeros(
@@ -2733,7 +2732,7 @@ def run_budget_epochs(
     b.entry_n = -1
     b.changed = &changed[0]
     b.changed_values = &changed_values[0]
-    b.thread_values = &thread_values[0]
+    b.thread_values = &thread_values[0] if sp.issparse(X) else NULL
     b.thread_scattered = &thread_scattered[0] if sp.issparse(X) else NULL
     b.near = &near[0]
     b.near_gram = &near_gram[0]
