@@ -1095,18 +1095,16 @@ cdef inline double _dense_dot(const Support* b, Py_ssize_t s, const double* x,
     return total
 
 
-cdef inline void _scatter(double* scattered, const double* x,
-                          const double* values, const int32_t* features,
+cdef inline void _scatter(double* scattered, const double* values,
+                          const int32_t* features,
                           Py_ssize_t n_features) noexcept nogil:
     """scattered (b.scattered, or a thread's), +0 elsewhere, at the
-    n_features features listed: values[t] (or x[features[t]] for values
-    NULL). One array for every row scattered, whose lines at the frequent
-    features stay in the cache, where rows over the features in use lie
-    apart. _unscatter clears it."""
+    n_features features listed: values[t]. One array for every row
+    scattered, whose lines at the frequent features stay in the cache,
+    where rows over the features in use lie apart. _unscatter clears it."""
     cdef Py_ssize_t t
     for t in range(n_features):
-        scattered[features[t]] = (values[t] if values != NULL
-                                  else x[features[t]])
+        scattered[features[t]] = values[t]
 
 
 cdef const double* _scattered(const Support* b, Py_ssize_t s,
@@ -1118,7 +1116,7 @@ cdef const double* _scattered(const Support* b, Py_ssize_t s,
     cdef const double* values = _row_values(b, s)
     if values == NULL:
         return b.rows + s * b.n_features
-    _scatter(b.scattered, NULL, values, features, n_features)
+    _scatter(b.scattered, values, features, n_features)
     return b.scattered
 
 
@@ -1203,7 +1201,7 @@ cdef bint _slot_values(Support* b, const Kernel* kernel, const double* x,
     cdef double* out = scratch
     cdef double* sq = scratch + b.capacity
     if values != NULL:
-        _scatter(scattered, NULL, values, features, n_features)
+        _scatter(scattered, values, features, n_features)
         x = scattered
     if b.row_counts == NULL:
         _dots_over(b.rows, slots, n, b.n_features, x, features, n_features,
@@ -1224,6 +1222,16 @@ cdef bint _slot_values(Support* b, const Kernel* kernel, const double* x,
     return skperc_all_finite(out, n)
 
 
+cdef Py_ssize_t _list_in_support(Support* b, const Marks* marks) noexcept nogil:
+    """The slots of marks in the support into b.changed; their count."""
+    cdef Py_ssize_t t, n = 0
+    for t in range(marks.n):
+        if marks.slots[t] < b.n_support:
+            b.changed[n] = marks.slots[t]
+            n += 1
+    return n
+
+
 cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
                           const double* values, const int32_t* features,
                           Py_ssize_t n_features, double sq_norm_x,
@@ -1232,14 +1240,9 @@ cdef bint _changed_values(Support* b, const Kernel* kernel, const double* x,
     since the block's kernel rows (the stale ones), of an example (the dense
     row x, or with CSR examples the values at the features listed:
     _slot_values); whether the new values are all finite."""
-    cdef Py_ssize_t t, n = 0
-    for t in range(b.stale.n):
-        if b.stale.slots[t] < b.n_support:
-            b.changed[n] = b.stale.slots[t]
-            n += 1
     return _slot_values(b, kernel, x, values, features, n_features,
-                        sq_norm_x, 1.0, b.changed, n, krow, b.changed_values,
-                        b.scattered)
+                        sq_norm_x, 1.0, b.changed, _list_in_support(b, &b.stale),
+                        krow, b.changed_values, b.scattered)
 
 
 cdef void _drop_slot(Support* b, Py_ssize_t s) noexcept nogil:
@@ -1835,7 +1838,7 @@ cdef void _listed_row(const Support* b, Py_ssize_t va, Py_ssize_t r,
     cdef const double* values_b = listed.values[vb]
     cdef Py_ssize_t q, t, n_features = starts_a[r + 1] - starts_a[r]
     cdef double dot
-    _scatter(b.scattered, NULL, listed.values[va] + starts_a[r], features_a,
+    _scatter(b.scattered, listed.values[va] + starts_a[r], features_a,
              n_features)
     for q in range(n_b):
         dot = 0.0
@@ -2159,12 +2162,11 @@ cdef int _examine_and_rows(Support* b, const Kernel* kernel,
     cdef double start
     cdef int[1] examined
     _clear_marks(&b.stale)
-    for t in range(b.dirty.n):
-        if not correct:
+    if correct:
+        n_changed = _list_in_support(b, &b.dirty)
+    else:
+        for t in range(b.dirty.n):
             _add_mark(&b.stale, b.dirty.slots[t])
-        elif b.dirty.slots[t] < b.n_support:
-            b.changed[n_changed] = b.dirty.slots[t]
-            n_changed += 1
     if n_changed == 0:
         start = skperc_wall()
         _refresh_panels(b)
