@@ -37,6 +37,8 @@ The kernel (``--kernel``): RBF, or the polynomial kernel of degree 3 and
 ``coef0=1`` (KernelPerceptron's defaults, given to SVC and Nystroem, whose
 ``coef0`` is 0) with the same gamma. Merging two support vectors is defined
 for the RBF kernel alone: the polynomial kernel's budgets project or remove.
+``--dtype float32`` gives every estimator the same data as float32 values
+(the default: float64).
 
 Compared: KernelPerceptron with its defaults, the same with
 ``budget=--budget`` for each budget strategy of the kernel, ``Nystroem(n_components=
@@ -82,7 +84,7 @@ Run from the repository root::
         [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
         [--predict-rows 1000000] [--data wide|text|hashed|vocabulary] \
         [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600] \
-        [--kernel poly]
+        [--kernel poly] [--dtype float32]
 """
 
 import argparse
@@ -147,7 +149,7 @@ DATASETS = {
 }
 
 
-def data(n_train, name="clusters"):
+def data(n_train, name="clusters", dtype="float64"):
     if name in WORD_COUNTS:
         X, y = sparse_text(n_samples=n_train + N_TEST, **WORD_COUNTS[name])
         X = MaxAbsScaler().fit_transform(X).tocsr()
@@ -160,6 +162,7 @@ def data(n_train, name="clusters"):
     else:
         X, y = make_classification(n_samples=n_train + N_TEST, **DATASETS[name])
         X = StandardScaler().fit_transform(X)
+    X = X.astype(dtype, copy=False)
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
@@ -222,9 +225,11 @@ def seeded(name):
     return not name.startswith("SVC")
 
 
-def fit_once(name, n_train, budget, margins, kernel, n_jobs, dataset, seed, queue):
+def fit_once(
+    name, n_train, budget, margins, kernel, n_jobs, dataset, dtype, seed, queue
+):
     """Fit one estimator in this (child) process; report through queue."""
-    X, y, X_test, y_test = data(n_train, dataset)
+    X, y, X_test, y_test = data(n_train, dataset, dtype)
     make = estimators(budget, gamma(dataset), margins, kernel)[name]
     estimator = make(n_jobs, seed) if threaded(name) else make(seed)
     with warnings.catch_warnings():
@@ -240,11 +245,11 @@ def fit_once(name, n_train, budget, margins, kernel, n_jobs, dataset, seed, queu
 
 
 def predict_once(
-    n_train, budget, n_rows, n_jobs, working_memory, dataset, kernel, name, queue
+    n_train, budget, n_rows, n_jobs, working_memory, dataset, dtype, kernel, name, queue
 ):
     """Fit the KernelPerceptron called name, then time its prediction of
     n_rows rows and trace the memory that takes; report through queue."""
-    X, y, X_test, _ = data(n_train, dataset)
+    X, y, X_test, _ = data(n_train, dataset, dtype)
     estimator = estimators(budget, gamma(dataset), kernel=kernel)[name](n_jobs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -306,6 +311,7 @@ def main():
     parser.add_argument("--busy", type=int, default=0)
     parser.add_argument("--margins", type=float, nargs="+", default=[])
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="rbf")
+    parser.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     args = parser.parse_args()
     context = multiprocessing.get_context("fork")
     others = [context.Process(target=spin, daemon=True) for _ in range(args.busy)]
@@ -354,6 +360,7 @@ def run(args):
                     args.kernel,
                     n_jobs,
                     args.data,
+                    args.dtype,
                     seed,
                     limit=args.limit,
                 )
@@ -434,6 +441,7 @@ def predict(args):
                     n_jobs,
                     args.working_memory,
                     args.data,
+                    args.dtype,
                     args.kernel,
                     name,
                 )

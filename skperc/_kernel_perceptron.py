@@ -825,20 +825,20 @@ class KernelPerceptron(BasePerceptron):
     not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"`` and
     ``"sigmoid"`` columns are computed in the compiled loop on dense or CSR
     rows, float64 or float32 (read as they are, without a float64 copy of
-    ``X``; dense rows of less than 1.5 MiB, or of less than 2 MiB in fewer
-    than 2,500 rows, are copied once, in their own type, into panels of 32
-    rows stored feature-major, whose products run in the lanes of vector
-    registers). The loop reads CSR rows from a copy by feature (CSC, in
-    their own type), so that the column of an example costs the entries of
-    the rows at that example's features, not every stored entry: on the
-    text data of ``benchmarks/bench_kernel_scale.py``, 10,000 examples, a
-    fit took 0.41 s where reading each row at its own features took 1.29
-    s. Each product of two rows sums in feature order in double precision,
-    so that dense and CSR, float32 and float64 input of the same values
-    give the same model bit
-    for bit (float32 rows take half the memory, and more time per column:
-    each value is converted in the sums). These columns equal
-    ``pairwise_kernels`` to rounding (the RBF column evaluates its
+    ``X``; dense rows of less than 1.5 MiB as float64 values, or of less
+    than 2 MiB in fewer than 2,500 rows, are copied once, in their own
+    type, into panels of 32 rows stored feature-major, whose products run
+    in the lanes of vector registers). The loop reads CSR rows from a copy
+    by feature (CSC, in their own type), so that the column of an example
+    costs the entries of the rows at that example's features, not every
+    stored entry: on the text data of ``benchmarks/bench_kernel_scale.py``,
+    10,000 examples, a fit took 0.41 s where reading each row at its own
+    features took 1.29 s. Each product of two rows sums in feature order in
+    double precision, so that dense and CSR, float32 and float64 input of
+    the same values give the same model bit for bit (float32 rows take half
+    the memory, and about the time of float64 rows: each value is made a
+    double for the sums). These columns equal ``pairwise_kernels`` to
+    rounding (the RBF column evaluates its
     exponential in arithmetic that vectorizes, within one ulp of the C
     library's, and gives 0 below ``exp(-707)``). The
     ``"precomputed"`` column is read from the Gram matrix; the other

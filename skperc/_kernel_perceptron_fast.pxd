@@ -49,9 +49,10 @@ cdef extern from "dots.h":
     void skperc_dots_many(const double* rows, Py_ssize_t n, Py_ssize_t m,
                           const double* xt, Py_ssize_t nu, double** out,
                           Py_ssize_t r0) noexcept nogil
+    enum: SKPERC_WIDENED_ROWS
     void skperc_dots_many32(const float* rows, Py_ssize_t n, Py_ssize_t m,
                             const double* xt, Py_ssize_t nu, double** out,
-                            Py_ssize_t r0) noexcept nogil
+                            Py_ssize_t r0, double* widened) noexcept nogil
     void skperc_dots_row(const double* row, Py_ssize_t m, const double* xt,
                          Py_ssize_t stride, Py_ssize_t nu,
                          double* out) noexcept nogil
@@ -80,6 +81,10 @@ cdef extern from "dots.h":
                                    Py_ssize_t m, const double* x,
                                    Py_ssize_t x_stride, double* out,
                                    Py_ssize_t out_stride) noexcept nogil
+    void skperc_dots_panels_points32(const float* panels, Py_ssize_t hi,
+                                     Py_ssize_t m, const double* x,
+                                     Py_ssize_t x_stride, double* out,
+                                     Py_ssize_t out_stride) noexcept nogil
 
 
 # The fewest rows of a kernel column that a thread takes: below, starting

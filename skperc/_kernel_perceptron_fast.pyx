@@ -631,22 +631,26 @@ cdef struct Held:
     double* computed[HELD_MAX]    # in the cache, or NULL (see column)
     unsigned char* flags          # (n_threads, HELD_MAX, 2)
     double* scratch               # (n_threads, HELD_MAX, CHUNK_ROWS)
+    # float32 rows made doubles for their products (dots.h), else NULL
+    double* widened               # (n_threads, SKPERC_WIDENED_ROWS, n_features)
 
 
 cdef Py_ssize_t _lane_bytes(const Kernel* kernel,
                             Py_ssize_t n_points) noexcept nogil:
-    """The bytes of the kernel's rows if the loop may compute its columns in
-    vector lanes (dense rows, a kernel of the features, a processor that
-    runs dots.h), else 0."""
+    """The bytes of the kernel's rows as float64 values if the loop may
+    compute its columns in vector lanes (dense rows, a kernel of the
+    features, a processor that runs dots.h), else 0. float32 rows, whose
+    products run on their values made doubles (dots.h), take the path of
+    float64 rows of their shape: on 10,000 examples of 20 features (the
+    clusters of benchmarks/bench_kernel_scale.py, 0.8 MB as float32), an
+    unbudgeted fit on one thread took 0.40 s with held updates, as float64
+    rows do, against 0.455 s from panels, which their bytes alone chose."""
     if (kernel.indptr != NULL or kernel.kind == KERNEL_PYTHON
             or kernel.kind == KERNEL_PRECOMPUTED
-            or not skperc_dots_many_supported()):
+            or not skperc_dots_many_supported()
+            or (kernel.rows32 == NULL and kernel.rows == NULL)):
         return 0
-    if kernel.rows32 != NULL:
-        return n_points * kernel.n_columns * sizeof(float)
-    if kernel.rows != NULL:
-        return n_points * kernel.n_columns * sizeof(double)
-    return 0
+    return n_points * kernel.n_columns * sizeof(double)
 
 
 cdef bint _holds_rows(const Kernel* kernel, Py_ssize_t n_points) noexcept nogil:
@@ -772,13 +776,21 @@ cdef void _hold(Held* h, const Kernel* kernel, Py_ssize_t i, Py_ssize_t k,
     h.count += 1
 
 
+cdef inline double* _widened(const Held* h, const Kernel* kernel,
+                            Py_ssize_t thread) noexcept nogil:
+    """The thread's part of Held.widened (NULL for float64 rows)."""
+    if h.widened == NULL:
+        return NULL
+    return h.widened + thread * SKPERC_WIDENED_ROWS * kernel.n_columns
+
+
 cdef void _held_rows(Model* m, const Kernel* kernel, Held* h, Py_ssize_t lo,
-                     Py_ssize_t hi, unsigned char* flags,
-                     double* scratch) noexcept nogil:
+                     Py_ssize_t hi, unsigned char* flags, double* scratch,
+                     double* widened) noexcept nogil:
     """Rows lo <= r < hi of the held updates: their columns to compute,
     computed, then each update added in order, as _update_rows adds one;
     scratch (HELD_MAX chunks of rows) holds the chunk of the columns that
-    the cache does not keep."""
+    the cache does not keep, widened the thread's Held.widened."""
     cdef Py_ssize_t r0, r1, q, u, c, k = m.n_problems, n = m.n_points
     cdef Py_ssize_t d = kernel.n_columns
     cdef double* out[HELD_MAX]
@@ -795,7 +807,7 @@ cdef void _held_rows(Model* m, const Kernel* kernel, Held* h, Py_ssize_t lo,
         if h.n_computed:
             if kernel.rows32 != NULL:
                 skperc_dots_many32(kernel.rows32 + r0 * d, r1 - r0, d, h.xt,
-                                   h.n_computed, out, 0)
+                                   h.n_computed, out, 0, widened)
             else:
                 skperc_dots_many(kernel.rows + r0 * d, r1 - r0, d, h.xt,
                                  h.n_computed, out, 0)
@@ -855,7 +867,7 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
             h.xt[j * lanes + q] = h.x[j * HELD_MAX + u] if u >= 0 else 0.0
     cdef Py_ssize_t n_pieces = 1 if n_blocks == 1 else n_blocks * PIECES
     if n_blocks == 1:
-        _held_rows(m, kernel, h, 0, n, h.flags, h.scratch)
+        _held_rows(m, kernel, h, 0, n, h.flags, h.scratch, h.widened)
     else:
         _start_step(cache.threads, n_blocks)
         for t in prange(n_pieces, num_threads=n_blocks, schedule="dynamic"):
@@ -863,7 +875,8 @@ cdef int _add_held(Model* m, Cache* cache, const Kernel* kernel, Held* h,
             _held_rows(m, kernel, h, _block_start(n, n_pieces, t),
                        _block_start(n, n_pieces, t + 1),
                        h.flags + 2 * HELD_MAX * t,
-                       h.scratch + HELD_MAX * CHUNK_ROWS * threadid())
+                       h.scratch + HELD_MAX * CHUNK_ROWS * threadid(),
+                       _widened(h, kernel, threadid()))
             cache.threads.busy[threadid()] += skperc_wall() - start
         _end_step(cache.threads, n_blocks)
     h.count = 0
@@ -1403,9 +1416,12 @@ def run_epochs(
     cdef double[::1] held_values
     cdef unsigned char[::1] held_flags
     cdef Py_ssize_t d = kernel.n_columns
+    cdef Py_ssize_t widened = 0
     if _holds_updates(&kernel, &model, &cache):
+        if kernel.rows32 != NULL:
+            widened = n_threads * SKPERC_WIDENED_ROWS * d
         held_values = np.zeros(
-            HELD_MAX * (2 * k + 2 * d + CHUNK_ROWS * n_threads))
+            HELD_MAX * (2 * k + 2 * d + CHUNK_ROWS * n_threads) + widened)
         held_flags = np.zeros(2 * HELD_MAX * n_threads * PIECES,
                               dtype=np.uint8)
         held.count = 0
@@ -1414,6 +1430,8 @@ def run_epochs(
         held.x = held.delta_avg + HELD_MAX * k
         held.xt = held.x + HELD_MAX * d
         held.scratch = held.xt + HELD_MAX * d
+        held.widened = (held.scratch + HELD_MAX * CHUNK_ROWS * n_threads
+                        if widened else NULL)
         held.flags = &held_flags[0]
         holding = &held
     elif _reads_panels(&kernel, n_points):
@@ -1570,16 +1588,16 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
     """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the rows lo <= r < hi
     of the kernel's n rows and the n_support vectors, summed in the order
     of s, a tile of rows at a time (tiles end on multiples of _tile_rows,
-    the panels' bounds; lo is a multiple of SKPERC_PANEL). From float64
-    panels, SKPERC_POINTS vectors at a time read each stretch of the tile
-    once (dots.h: the same sums as one vector's). column
+    the panels' bounds; lo is a multiple of SKPERC_PANEL). From panels,
+    SKPERC_POINTS vectors at a time read each stretch of the tile once
+    (dots.h: the same sums as one vector's). column
     (SKPERC_POINTS * n values) and x (SKPERC_POINTS vectors, all zeros on
     entry and on return) are scratch."""
     cdef Py_ssize_t g, s, q, first, last, grouped
     cdef Py_ssize_t tile = _tile_rows(kernel), d = vectors.n_columns
     # the groups of SKPERC_POINTS vectors, then the vectors left one by one
     grouped = 0
-    if kernel.panels != NULL:
+    if kernel.panels != NULL or kernel.panels32 != NULL:
         grouped = n_support // SKPERC_POINTS
     first = lo
     while first < hi:
@@ -1588,9 +1606,14 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
             s = g * SKPERC_POINTS
             for q in range(SKPERC_POINTS):
                 _point(vectors, s + q, x + q * d, True)
-            skperc_dots_panels_points(
-                kernel.panels + first // SKPERC_PANEL * d * SKPERC_PANEL,
-                last - first, d, x, d, column + first, n)
+            if kernel.panels32 != NULL:
+                skperc_dots_panels_points32(
+                    kernel.panels32 + first // SKPERC_PANEL * d * SKPERC_PANEL,
+                    last - first, d, x, d, column + first, n)
+            else:
+                skperc_dots_panels_points(
+                    kernel.panels + first // SKPERC_PANEL * d * SKPERC_PANEL,
+                    last - first, d, x, d, column + first, n)
             for q in range(SKPERC_POINTS):
                 _clear_point(vectors, s + q, x + q * d)
                 _add_products(kernel, n, first, last, vectors.sq_norms[s + q],

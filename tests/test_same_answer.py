@@ -639,10 +639,11 @@ def test_each_output_method_reads_one_snapshot_of_the_model(estimator, monkeypat
 
 def _wide_data(n_classes, dtype, n_features):
     """Rows that KernelPerceptron's loop reads once for a block of held-back
-    updates: more than 2 MiB (9,005 x 64: 4.4 MB as float64, 2.2 MB as
-    float32), or more than 1.5 MiB in 2,500 rows or more (9,005 x 24 as
-    float64: 1.65 MiB). The last 5 rows, past a multiple of 8, are the
-    products' rows taken one at a time (dots.h)."""
+    updates: more than 2 MiB as float64 values (9,005 x 64: 4.4 MB), or more
+    than 1.5 MiB in 2,500 rows or more (9,005 x 24: 1.65 MiB); float32 rows
+    of these shapes too, as doubles in the products (9,005 x 24 take 0.82
+    MiB). The last 5 rows, past a multiple of 8, are the products' rows
+    taken one at a time (dots.h)."""
     X, y = make_classification(
         n_samples=9_005,
         n_features=n_features,
@@ -665,6 +666,7 @@ def _wide_data(n_classes, dtype, n_features):
         (np.float64, 3, 64, dict(kernel="sigmoid", gamma=0.01, early_stopping=True)),
         (np.float64, 2, 24, dict()),
         (np.float64, 3, 24, dict(average=True, n_jobs=2)),
+        (np.float32, 2, 24, dict(n_jobs=2)),
     ],
 )
 def test_kernel_perceptron_held_updates_give_the_same_bits(

@@ -147,11 +147,11 @@ skperc_transpose8(skperc_v8 v[8]) {
    points, those fits took 0.83 times as long on one thread and 0.82 on two
    (medians of 6 alternating pairs of processes), 10,000 examples 0.93 and
    the 100 features of its wide data at 40,000 examples 0.97 (of 3). */
-#define SKPERC_DOTS_MANY_BODY(ROW_T, W, ROW)                                \
+#define SKPERC_DOTS_MANY_BODY(W, ROW, BLOCK)                                \
     const Py_ssize_t stride = SKPERC_LANES8(nu);                            \
     Py_ssize_t r = 0;                                                       \
     for (; r + W <= n; r += W) {                                            \
-        const ROW_T *block = rows + r * m;                                  \
+        const double *block = BLOCK;                                        \
         for (Py_ssize_t u = 0; u < nu; u += 8) {                            \
             skperc_v##W a[W][8 / W];                                        \
             for (int k = 0; k < W; k++)                                     \
@@ -162,7 +162,7 @@ skperc_transpose8(skperc_v8 v[8]) {
                 for (int h = 0; h < 8 / W; h++)                             \
                     xv[h] = skperc_load##W##_double(xt + j * stride + u + W * h); \
                 for (int k = 0; k < W; k++) {                               \
-                    skperc_v##W vv = SKPERC_SPLAT##W((double)block[k * m + j]); \
+                    skperc_v##W vv = SKPERC_SPLAT##W(block[k * m + j]);  \
                     for (int h = 0; h < 8 / W; h++)                         \
                         a[k][h] += vv * xv[h];                              \
                 }                                                           \
@@ -189,21 +189,46 @@ skperc_transpose8(skperc_v8 v[8]) {
         }                                                                   \
     }
 
-#define SKPERC_DOTS_MANY_KERNEL(NAME, TARGET, ROW_T, W, ROW)                \
-    TARGET static void NAME(const ROW_T *rows, Py_ssize_t n, Py_ssize_t m,  \
+#define SKPERC_DOTS_MANY_KERNEL(NAME, TARGET, W, ROW)                       \
+    TARGET static void NAME(const double *rows, Py_ssize_t n, Py_ssize_t m, \
                             const double *xt, Py_ssize_t nu, double **out,  \
                             Py_ssize_t r0) {                                \
-        SKPERC_DOTS_MANY_BODY(ROW_T, W, ROW)                                \
+        SKPERC_DOTS_MANY_BODY(W, ROW, rows + r * m)                         \
     }
 
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, double, 4,
+/* float32 rows: each square's W rows are first made doubles in widened
+   (SKPERC_WIDENED_ROWS rows of m values), read from there by all the
+   points. Converted where they are read, each value took a conversion and
+   a broadcast per group of 8 points, where a double takes one broadcast
+   load: in an unbudgeted fit of 20,000 examples of 20 features (the
+   clusters of benchmarks/bench_kernel_scale.py, one thread) these products
+   took 1.6 times the time of float64 rows', and the fit 1.78 s against
+   1.45 s; widened, 1.44 s. The conversion is exact: the same sums. */
+#define SKPERC_WIDENED_ROWS 8
+
+static inline __attribute__((always_inline)) const double *
+skperc_widen(const float *from, Py_ssize_t count, double *widened) {
+    for (Py_ssize_t j = 0; j < count; j++)
+        widened[j] = (double)from[j];
+    return widened;
+}
+
+#define SKPERC_DOTS_MANY32_KERNEL(NAME, TARGET, W, ROW)                     \
+    TARGET static void NAME(const float *rows, Py_ssize_t n, Py_ssize_t m,  \
+                            const double *xt, Py_ssize_t nu, double **out,  \
+                            Py_ssize_t r0, double *widened) {               \
+        SKPERC_DOTS_MANY_BODY(W, ROW,                                       \
+                              skperc_widen(rows + r * m, W * m, widened))   \
+    }
+
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx2, SKPERC_AVX2, 4,
                         skperc_dots_row_avx2)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, float, 4,
-                        skperc_dots_row32_avx2)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, double, 8,
+SKPERC_DOTS_MANY32_KERNEL(skperc_dots_many32_avx2, SKPERC_AVX2, 4,
+                          skperc_dots_row32_avx2)
+SKPERC_DOTS_MANY_KERNEL(skperc_dots_many_avx512, SKPERC_AVX512, 8,
                         skperc_dots_row_avx512)
-SKPERC_DOTS_MANY_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, float, 8,
-                        skperc_dots_row32_avx512)
+SKPERC_DOTS_MANY32_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, 8,
+                          skperc_dots_row32_avx512)
 #endif
 
 /* out[r - lo] = x_r . x for the rows lo <= r < hi, stored in panels of
@@ -272,15 +297,16 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx2, SKPERC_AVX2, 4)
 SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
 
 /* out[q * out_stride + r] = x_r . x_q for the rows 0 <= r < hi in panels
-   and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
-   rows of a panel is read once for all of them, into 8 registers (two per
-   point), where one point at a time reads the panel from the cache again
-   for each. The same sums, in feature order, as one point's. */
+   (float64 or float32, each value made a double) and the SKPERC_POINTS
+   points x_q = x + q * x_stride: each stretch of 2 W rows of a panel is
+   read once for all of them, into 8 registers (two per point), where one
+   point at a time reads the panel from the cache again for each. The same
+   sums, in feature order, as one point's. */
 #define SKPERC_POINTS 4
 
-#define SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
+#define SKPERC_DOTS_PANELS_POINTS_BODY(COL_T, W)                            \
     for (Py_ssize_t first = 0; first < hi; first += 2 * W) {                \
-        const double *stretch = panels                                      \
+        const COL_T *stretch = panels                                       \
             + (first / SKPERC_PANEL) * m * SKPERC_PANEL                     \
             + first % SKPERC_PANEL;                                         \
         skperc_v##W a[SKPERC_POINTS][2];                                    \
@@ -288,9 +314,9 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         for (int q = 0; q < SKPERC_POINTS; q++)                             \
             a[q][0] = a[q][1] = SKPERC_SPLAT##W(0.0);                       \
         for (Py_ssize_t j = 0; j < m; j++) {                                \
-            const double *c = stretch + j * SKPERC_PANEL;                   \
-            skperc_v##W c0 = skperc_load##W##_double(c);                    \
-            skperc_v##W c1 = skperc_load##W##_double(c + W);                \
+            const COL_T *c = stretch + j * SKPERC_PANEL;                    \
+            skperc_v##W c0 = skperc_load##W##_##COL_T(c);                   \
+            skperc_v##W c1 = skperc_load##W##_##COL_T(c + W);               \
             for (int q = 0; q < SKPERC_POINTS; q++) {                       \
                 skperc_v##W xv = SKPERC_SPLAT##W(x[q * x_stride + j]);      \
                 a[q][0] += c0 * xv;                                         \
@@ -305,16 +331,22 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         }                                                                   \
     }
 
-#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, W)                   \
-    TARGET static void NAME(const double *panels, Py_ssize_t hi,            \
+#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, COL_T, W)            \
+    TARGET static void NAME(const COL_T *panels, Py_ssize_t hi,             \
                             Py_ssize_t m, const double *x,                  \
                             Py_ssize_t x_stride, double *out,               \
                             Py_ssize_t out_stride) {                        \
-        SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
+        SKPERC_DOTS_PANELS_POINTS_BODY(COL_T, W)                            \
     }
 
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2,
+                                 double, 4)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points32_avx2, SKPERC_AVX2,
+                                 float, 4)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512,
+                                 SKPERC_AVX512, double, 8)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points32_avx512,
+                                 SKPERC_AVX512, float, 8)
 #endif
 
 /* out[r] = rows[r] . x for the n rows of length m in C order, where
@@ -435,8 +467,9 @@ static void skperc_dots_many(const double *rows, Py_ssize_t n, Py_ssize_t m,
 
 static void skperc_dots_many32(const float *rows, Py_ssize_t n, Py_ssize_t m,
                                const double *xt, Py_ssize_t nu, double **out,
-                               Py_ssize_t r0) {
-    SKPERC_AT_LEVEL(skperc_dots_many32, (rows, n, m, xt, nu, out, r0))
+                               Py_ssize_t r0, double *widened) {
+    SKPERC_AT_LEVEL(skperc_dots_many32,
+                    (rows, n, m, xt, nu, out, r0, widened))
 }
 
 static void skperc_dots_row(const double *row, Py_ssize_t m, const double *xt,
@@ -485,6 +518,14 @@ static void skperc_dots_panels_points(const double *panels, Py_ssize_t hi,
                                       Py_ssize_t x_stride, double *out,
                                       Py_ssize_t out_stride) {
     SKPERC_AT_LEVEL(skperc_dots_panels_points,
+                    (panels, hi, m, x, x_stride, out, out_stride))
+}
+
+static void skperc_dots_panels_points32(const float *panels, Py_ssize_t hi,
+                                        Py_ssize_t m, const double *x,
+                                        Py_ssize_t x_stride, double *out,
+                                        Py_ssize_t out_stride) {
+    SKPERC_AT_LEVEL(skperc_dots_panels_points32,
                     (panels, hi, m, x, x_stride, out, out_stride))
 }
 
