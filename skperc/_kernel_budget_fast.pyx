@@ -2219,7 +2219,6 @@ cdef int _run_budget_epochs(
     stops the call, recorded in e.failure."""
     cdef Py_ssize_t epoch, n_threads, s
     cdef Py_ssize_t countdown = CHECK_EVERY
-    cdef Py_ssize_t size = BUDGET_BLOCK
     cdef int examined
     cdef Block* block
     cdef Block* next
@@ -2234,14 +2233,14 @@ cdef int _run_budget_epochs(
         next = &blocks[1]
         _begin_epoch_threads(threads)
         block.visit = visit
-        block.n = min(size, n_visit)
+        block.n = min(BUDGET_BLOCK, n_visit)
         _begin_rows(b)
         # (the fewest kernel values a thread takes as for the columns)
         _block_rows(b, kernel, examples, block, threads,
                     _n_blocks(_threads(threads), block.n * b.n_support))
         while block.n > 0:
             next.visit = block.visit + block.n
-            next.n = min(size, n_visit - (next.visit - visit))
+            next.n = min(BUDGET_BLOCK, n_visit - (next.visit - visit))
             # a block costs a kernel row over the support per example
             countdown -= block.n * (1 + b.n_support // 64)
             if countdown <= 0:
@@ -2394,7 +2393,6 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     # 895 MB against 6.45 s and 575 MB at 40,000; on its text data (3,000
     # columns) 0.80 s against 0.78 s at 10,000 examples.
     cdef Py_ssize_t n_panels = (cap + SKPERC_PANEL - 1) // SKPERC_PANEL
-    cdef Py_ssize_t size = BUDGET_BLOCK
     # Postings filled anew at each call hold each feature's entries in the
     # order of the slots, in memory taken feature after feature. Kept
     # from the call before, they hold them where merges left them: on the
@@ -2414,10 +2412,11 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
             # that CSR examples store (where rows over every feature in use
             # took 10.5 MB a block over a vocabulary of 41,000 words, and the
             # pages of 410 MB over 1,600,000)
-            np.zeros(n_blocks * size * (example_room if sparse else d)),
-            np.zeros(n_blocks * size),
-            np.zeros(n_blocks * size * cap),
-            np.zeros(n_blocks * size, dtype=np.uint8),
+            np.zeros(
+                n_blocks * BUDGET_BLOCK * (example_room if sparse else d)),
+            np.zeros(n_blocks * BUDGET_BLOCK),
+            np.zeros(n_blocks * BUDGET_BLOCK * cap),
+            np.zeros(n_blocks * BUDGET_BLOCK, dtype=np.uint8),
             np.zeros(d, dtype=np.int32),
             # the lists of the rows: room for a quarter of the features a
             # slot, an eighth of the memory of the rows, and VALUE_ROOM
@@ -2467,11 +2466,12 @@ cdef object _hold_blocks(Support* b, Block* blocks, Py_ssize_t n_blocks,
     marks[:] = 0
     b.dirty.n = b.stale.n = 0
     for t in range(n_blocks):
-        blocks[t].x = NULL if sparse else &x[t * size * d]
-        blocks[t].values = &x[t * size * example_room] if sparse else NULL
-        blocks[t].sq = &sq[t * size]
-        blocks[t].krows = &krows[t * size * cap]
-        blocks[t].finite = &finite_rows[t * size]
+        blocks[t].x = NULL if sparse else &x[t * BUDGET_BLOCK * d]
+        blocks[t].values = (&x[t * BUDGET_BLOCK * example_room] if sparse
+                            else NULL)
+        blocks[t].sq = &sq[t * BUDGET_BLOCK]
+        blocks[t].krows = &krows[t * BUDGET_BLOCK * cap]
+        blocks[t].finite = &finite_rows[t * BUDGET_BLOCK]
     if sparse and compact is not None:
         _list_compact(b, compact)
     _list_rows(b)
@@ -2821,12 +2821,12 @@ def support_block_rows(X, vectors, KernelSpec spec,
     cdef double[::1] busy = np.zeros(n_threads)
     _start_threads(&threads, busy, None)
     # the block's rows, in the arrays held (capacity = n_support)
-    cdef Py_ssize_t size = BUDGET_BLOCK
-    krows = np.asarray(<double[:size * n_support]> block.krows).reshape(
-        size, n_support)
-    for start in range(0, n, size):
+    krows = np.asarray(
+        <double[:BUDGET_BLOCK * n_support]> block.krows
+    ).reshape(BUDGET_BLOCK, n_support)
+    for start in range(0, n, BUDGET_BLOCK):
         block.visit = &visit[start]
-        block.n = min(size, n - start)
+        block.n = min(BUDGET_BLOCK, n - start)
         with nogil:
             _block_rows(&b, &kernel, &examples, &block, &threads, n_threads)
         out[start : start + block.n] = krows[: block.n]
