@@ -1568,16 +1568,14 @@ cdef void _add_products(const Kernel* kernel, Py_ssize_t n,
     """out[c, r] += coef[c] k(x_r, v) for first <= r < last, from the
     products column[r] = x_r . v of a vector v of squared norm sq_norm
     (coef: its coefficient of each problem, n_support apart)."""
-    cdef Py_ssize_t c, r
+    cdef Py_ssize_t c
     cdef double a
     _apply_kernel(kernel, kernel.sq_norms + first, last - first, sq_norm,
                   column + first)
     for c in range(k):
         a = coef[c * n_support]
-        if a == 0.0:
-            continue
-        for r in range(first, last):
-            out[c * n + r] += a * column[r]
+        if a != 0.0:
+            skperc_add(a, column + first, out + c * n + first, last - first)
 
 
 cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
