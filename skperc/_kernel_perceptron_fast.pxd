@@ -81,10 +81,8 @@ cdef extern from "dots.h":
                                    Py_ssize_t m, const double* x,
                                    Py_ssize_t x_stride, double* out,
                                    Py_ssize_t out_stride) noexcept nogil
-    void skperc_dots_panels_points32(const float* panels, Py_ssize_t hi,
-                                     Py_ssize_t m, const double* x,
-                                     Py_ssize_t x_stride, double* out,
-                                     Py_ssize_t out_stride) noexcept nogil
+    const double* skperc_widen(const float* values, Py_ssize_t count,
+                               double* widened) noexcept nogil
 
 
 # The fewest rows of a kernel column that a thread takes: below, starting

@@ -14,6 +14,15 @@
 
 #include "simd.h"
 
+/* widened[j] = from[j] as a double, j < count: exact, so that float32 values
+   read as doubles give the sums of the float64 values they equal. */
+static inline __attribute__((always_inline)) const double *
+skperc_widen(const float *from, Py_ssize_t count, double *widened) {
+    for (Py_ssize_t j = 0; j < count; j++)
+        widened[j] = (double)from[j];
+    return widened;
+}
+
 #ifdef SKPERC_HAVE_LANES
 #define SKPERC_AVX2 __attribute__((target("avx2")))
 #define SKPERC_AVX512 __attribute__((target("avx512f")))
@@ -206,13 +215,6 @@ skperc_transpose8(skperc_v8 v[8]) {
    1.45 s; widened, 1.44 s. The conversion is exact: the same sums. */
 #define SKPERC_WIDENED_ROWS 8
 
-static inline __attribute__((always_inline)) const double *
-skperc_widen(const float *from, Py_ssize_t count, double *widened) {
-    for (Py_ssize_t j = 0; j < count; j++)
-        widened[j] = (double)from[j];
-    return widened;
-}
-
 #define SKPERC_DOTS_MANY32_KERNEL(NAME, TARGET, W, ROW)                     \
     TARGET static void NAME(const float *rows, Py_ssize_t n, Py_ssize_t m,  \
                             const double *xt, Py_ssize_t nu, double **out,  \
@@ -297,16 +299,21 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx2, SKPERC_AVX2, 4)
 SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
 
 /* out[q * out_stride + r] = x_r . x_q for the rows 0 <= r < hi in panels
-   (float64 or float32, each value made a double) and the SKPERC_POINTS
-   points x_q = x + q * x_stride: each stretch of 2 W rows of a panel is
-   read once for all of them, into 8 registers (two per point), where one
-   point at a time reads the panel from the cache again for each. The same
-   sums, in feature order, as one point's. */
+   and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
+   rows of a panel is read once for all of them, into 8 registers (two per
+   point), where one point at a time reads the panel from the cache again
+   for each. The same sums, in feature order, as one point's. float32
+   panels are widened a tile at a time first (skperc_widen), once for all
+   the groups of points: converted here, each stretch cost two conversions
+   per group of points, and predictions on the clusters of
+   benchmarks/bench_kernel_scale.py took 1.16 to 1.18 times the time of
+   float64 rows (one thread, 500,000 rows against 500 support vectors,
+   100,000 against 3,736); widened, the time of float64 rows. */
 #define SKPERC_POINTS 4
 
-#define SKPERC_DOTS_PANELS_POINTS_BODY(COL_T, W)                            \
+#define SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
     for (Py_ssize_t first = 0; first < hi; first += 2 * W) {                \
-        const COL_T *stretch = panels                                       \
+        const double *stretch = panels                                      \
             + (first / SKPERC_PANEL) * m * SKPERC_PANEL                     \
             + first % SKPERC_PANEL;                                         \
         skperc_v##W a[SKPERC_POINTS][2];                                    \
@@ -314,9 +321,9 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         for (int q = 0; q < SKPERC_POINTS; q++)                             \
             a[q][0] = a[q][1] = SKPERC_SPLAT##W(0.0);                       \
         for (Py_ssize_t j = 0; j < m; j++) {                                \
-            const COL_T *c = stretch + j * SKPERC_PANEL;                    \
-            skperc_v##W c0 = skperc_load##W##_##COL_T(c);                   \
-            skperc_v##W c1 = skperc_load##W##_##COL_T(c + W);               \
+            const double *c = stretch + j * SKPERC_PANEL;                   \
+            skperc_v##W c0 = skperc_load##W##_double(c);                    \
+            skperc_v##W c1 = skperc_load##W##_double(c + W);                \
             for (int q = 0; q < SKPERC_POINTS; q++) {                       \
                 skperc_v##W xv = SKPERC_SPLAT##W(x[q * x_stride + j]);      \
                 a[q][0] += c0 * xv;                                         \
@@ -331,22 +338,18 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         }                                                                   \
     }
 
-#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, COL_T, W)            \
-    TARGET static void NAME(const COL_T *panels, Py_ssize_t hi,             \
+#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, W)                  \
+    TARGET static void NAME(const double *panels, Py_ssize_t hi,            \
                             Py_ssize_t m, const double *x,                  \
                             Py_ssize_t x_stride, double *out,               \
                             Py_ssize_t out_stride) {                        \
-        SKPERC_DOTS_PANELS_POINTS_BODY(COL_T, W)                            \
+        SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
     }
 
 SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2,
-                                 double, 4)
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points32_avx2, SKPERC_AVX2,
-                                 float, 4)
+                                 4)
 SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512,
-                                 SKPERC_AVX512, double, 8)
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points32_avx512,
-                                 SKPERC_AVX512, float, 8)
+                                 SKPERC_AVX512, 8)
 #endif
 
 /* out[r] = rows[r] . x for the n rows of length m in C order, where
@@ -518,14 +521,6 @@ static void skperc_dots_panels_points(const double *panels, Py_ssize_t hi,
                                       Py_ssize_t x_stride, double *out,
                                       Py_ssize_t out_stride) {
     SKPERC_AT_LEVEL(skperc_dots_panels_points,
-                    (panels, hi, m, x, x_stride, out, out_stride))
-}
-
-static void skperc_dots_panels_points32(const float *panels, Py_ssize_t hi,
-                                        Py_ssize_t m, const double *x,
-                                        Py_ssize_t x_stride, double *out,
-                                        Py_ssize_t out_stride) {
-    SKPERC_AT_LEVEL(skperc_dots_panels_points32,
                     (panels, hi, m, x, x_stride, out, out_stride))
 }
 
