@@ -826,8 +826,8 @@ class KernelPerceptron(BasePerceptron):
     ``"sigmoid"`` columns are computed in the compiled loop on dense or CSR
     rows, float64 or float32 (read as they are, without a float64 copy of
     ``X``; dense rows of less than 1.5 MiB as float64 values, or of less
-    than 2 MiB in fewer than 2,500 rows, are copied once, in their own
-    type, into panels of 32 rows stored feature-major, whose products run
+    than 2 MiB in fewer than 2,500 rows, are copied once, as float64
+    values, into panels of 32 rows stored feature-major, whose products run
     in the lanes of vector registers). The loop reads CSR rows from a copy
     by feature (CSC, in their own type), so that the column of an example
     costs the entries of the rows at that example's features, not every
@@ -2132,13 +2132,14 @@ def _answer(f, g, n_steps, averaged):
 
 def _product_row_bytes(X, n_problems):
     """The memory a row of X takes in a chunk of the compiled products: at
-    most two copies of it (the rows taken by index, and their panels; a CSR
-    copy takes 12 bytes a stored value), its squared norm, its kernel value
-    and its n_problems products."""
+    most two copies of it (the rows taken by index, in their type, and
+    their panels, of float64 values; a CSR copy takes 12 bytes a stored
+    value), its squared norm, its kernel value and its n_problems
+    products."""
     if sp.issparse(X):
         copy_bytes = 12 * X.nnz // max(X.shape[0], 1)
     else:
-        copy_bytes = 2 * X.itemsize * X.shape[1]
+        copy_bytes = (X.itemsize + 8) * X.shape[1]
     return copy_bytes + 8 * (n_problems + 2)
 
 

@@ -67,9 +67,6 @@ cdef extern from "dots.h":
     void skperc_dots_panels(const double* panels, Py_ssize_t lo,
                             Py_ssize_t hi, Py_ssize_t m, const double* x,
                             double* out) noexcept nogil
-    void skperc_dots_panels32(const float* panels, Py_ssize_t lo,
-                              Py_ssize_t hi, Py_ssize_t m, const double* x,
-                              double* out) noexcept nogil
     void skperc_dots_panels_at(const double* panels, Py_ssize_t hi,
                                Py_ssize_t m, const double* x,
                                const int32_t* features, Py_ssize_t n_features,
@@ -81,8 +78,6 @@ cdef extern from "dots.h":
                                    Py_ssize_t m, const double* x,
                                    Py_ssize_t x_stride, double* out,
                                    Py_ssize_t out_stride) noexcept nogil
-    const double* skperc_widen(const float* values, Py_ssize_t count,
-                               double* widened) noexcept nogil
 
 
 # The fewest rows of a kernel column that a thread takes: below, starting
@@ -134,7 +129,6 @@ cdef struct Kernel:
     # for the products of one point with many rows in vector lanes
     # (dots.h); NULL unless the training loop set them (_set_panels).
     const double* panels
-    const float* panels32
     # The CSR rows again, by feature (CSC, values in their own type): at
     # feature f, the rows by_feature_rows[by_feature_starts[f]:
     # by_feature_starts[f + 1]] (increasing) and their values, for the

@@ -190,9 +190,7 @@ cdef void _row_dots(const Kernel* kernel, Py_ssize_t lo, Py_ssize_t hi,
     dense row, O(its stored entries) per CSR row, the same bits either way
     and whatever the range (each row is a sum of its own)."""
     cdef Py_ssize_t m = kernel.n_columns
-    if kernel.panels32 != NULL:
-        skperc_dots_panels32(kernel.panels32, lo, hi, m, x, out + lo)
-    elif kernel.panels != NULL:
+    if kernel.panels != NULL:
         skperc_dots_panels(kernel.panels, lo, hi, m, x, out + lo)
     elif kernel.values32 != NULL:
         _sparse_dots(kernel.values32, kernel.indices, kernel.indptr + lo,
@@ -697,24 +695,26 @@ def _line_aligned_zeros(Py_ssize_t n, dtype=np.float64):
 
 cdef object _set_panels(Kernel* kernel, object rows):
     """Give the kernel a copy of its dense rows in feature-major panels
-    (see dots.h), returned to be kept alive while the kernel reads it."""
+    (see dots.h), returned to be kept alive while the kernel reads it. The
+    copy holds float64 values, float32 rows' made doubles once (exactly:
+    the same sums), where converting them in the products cost each
+    stretch of a panel a conversion per support vector, or per group of 4
+    in kernel_products (float32 predictions on the clusters of
+    benchmarks/bench_kernel_scale.py took 1.16 to 1.18 times the time of
+    float64 rows, one thread, 500,000 rows against 500 support vectors and
+    100,000 against 3,736)."""
     cdef const double[::1] panels
-    cdef const float[::1] panels32
     cdef Py_ssize_t n = rows.shape[0], m = rows.shape[1]
     cdef Py_ssize_t full = n // SKPERC_PANEL, rest = n % SKPERC_PANEL
     copy = _line_aligned_zeros(
-        (full + (rest > 0)) * m * SKPERC_PANEL, rows.dtype)
+        (full + (rest > 0)) * m * SKPERC_PANEL, np.float64)
     blocks = copy.reshape(full + (rest > 0), m, SKPERC_PANEL)
     blocks[:full] = rows[: full * SKPERC_PANEL].reshape(
         full, SKPERC_PANEL, m).transpose(0, 2, 1)
     if rest:
         blocks[full, :, :rest] = rows[full * SKPERC_PANEL :].T
-    if copy.dtype == np.float32:
-        panels32 = copy
-        kernel.panels32 = &panels32[0]
-    else:
-        panels = copy
-        kernel.panels = &panels[0]
+    panels = copy
+    kernel.panels = &panels[0]
     return copy
 
 
@@ -1130,7 +1130,6 @@ cdef object _set_kernel(Kernel* kernel, object rows,
     kernel.indices = NULL
     kernel.indptr = NULL
     kernel.panels = NULL
-    kernel.panels32 = NULL
     kernel.by_feature_starts = NULL
     kernel.by_feature_rows = NULL
     kernel.by_feature_values = NULL
@@ -1543,8 +1542,7 @@ cdef enum:
 
 cdef Py_ssize_t _tile_rows(const Kernel* kernel) noexcept nogil:
     """The rows of a tile of kernel_products: a whole number of panels
-    (dots.h) of TILE_BYTES, at least one, counted as float64 values, as
-    the products read float32 panels too (widened, see _product_rows)."""
+    (dots.h, of float64 values) of TILE_BYTES, at least one."""
     cdef Py_ssize_t row_bytes = kernel.n_columns * sizeof(double)
     cdef Py_ssize_t panels = TILE_BYTES // (SKPERC_PANEL * max(row_bytes, 1))
     return SKPERC_PANEL * max(panels, 1)
@@ -1581,43 +1579,31 @@ cdef void _product_rows(const Kernel* kernel, Py_ssize_t n,
                         const Kernel* vectors, Py_ssize_t n_support,
                         const double* coef, Py_ssize_t k, double* column,
                         double* out, Py_ssize_t lo, Py_ssize_t hi,
-                        double* x, double* widened) noexcept nogil:
+                        double* x) noexcept nogil:
     """out[c, r] = sum_s coef[c, s] k(x_r, v_s) for the rows lo <= r < hi
     of the kernel's n rows and the n_support vectors, summed in the order
     of s, a tile of rows at a time (tiles end on multiples of _tile_rows,
     the panels' bounds; lo is a multiple of SKPERC_PANEL). From panels,
     SKPERC_POINTS vectors at a time read each stretch of the tile once
-    (dots.h: the same sums as one vector's); float32 panels are read from
-    widened, the tile made doubles once for all the groups. column
-    (SKPERC_POINTS * n values), x (SKPERC_POINTS vectors, all zeros on
-    entry and on return) and widened (_tile_rows * n_columns values, for
-    float32 panels) are scratch."""
+    (dots.h: the same sums as one vector's). column
+    (SKPERC_POINTS * n values) and x (SKPERC_POINTS vectors, all zeros on
+    entry and on return) are scratch."""
     cdef Py_ssize_t g, s, q, first, last, grouped
     cdef Py_ssize_t tile = _tile_rows(kernel), d = vectors.n_columns
-    cdef Py_ssize_t at
-    cdef const double* panels
     # the groups of SKPERC_POINTS vectors, then the vectors left one by one
     grouped = 0
-    if kernel.panels != NULL or kernel.panels32 != NULL:
+    if kernel.panels != NULL:
         grouped = n_support // SKPERC_POINTS
     first = lo
     while first < hi:
         last = min((first // tile + 1) * tile, hi)
-        at = first // SKPERC_PANEL * d * SKPERC_PANEL
-        if kernel.panels != NULL:
-            panels = kernel.panels + at
-        elif grouped > 0:
-            # whole panels: the last one of the rows is padded (_set_panels)
-            panels = skperc_widen(
-                kernel.panels32 + at,
-                (last - first + SKPERC_PANEL - 1) // SKPERC_PANEL
-                * SKPERC_PANEL * d, widened)
         for g in range(grouped):
             s = g * SKPERC_POINTS
             for q in range(SKPERC_POINTS):
                 _point(vectors, s + q, x + q * d, True)
-            skperc_dots_panels_points(panels, last - first, d, x, d,
-                                      column + first, n)
+            skperc_dots_panels_points(
+                kernel.panels + first // SKPERC_PANEL * d * SKPERC_PANEL,
+                last - first, d, x, d, column + first, n)
             for q in range(SKPERC_POINTS):
                 _clear_point(vectors, s + q, x + q * d)
                 _add_products(kernel, n, first, last, vectors.sq_norms[s + q],
@@ -1921,27 +1907,21 @@ def kernel_products(rows, const double[::1] sq_norms, support,
     column = np.empty(SKPERC_POINTS * n)
     # the vectors of each thread, as float64 values
     x = np.zeros(n_blocks * SKPERC_POINTS * d + 1)
-    # each thread's tile of float32 panels, as float64 values
-    cdef Py_ssize_t tile_values = (
-        _tile_rows(&kernel) * d if kernel.panels32 != NULL else 0)
-    cdef double[::1] tiles = np.empty(n_blocks * tile_values + 1)
     cdef const double* weights = &coef[0, 0]
     cdef double* values = &out[0, 0]
     cdef double* scratch = &column[0]
     cdef double* xs = &x[0]
-    cdef double* widened = &tiles[0]
     with nogil:
         if n_blocks == 1:
             _product_rows(&kernel, n, &vectors, n_support, weights, k, scratch,
-                          values, 0, n, xs, widened)
+                          values, 0, n, xs)
         else:
             for t in prange(n_blocks, num_threads=n_blocks, schedule="static"):
                 _product_rows(&kernel, n, &vectors, n_support, weights, k,
                               scratch, values,
                               _block_start(n, n_blocks, t, SKPERC_PANEL),
                               _block_start(n, n_blocks, t + 1, SKPERC_PANEL),
-                              xs + t * SKPERC_POINTS * d,
-                              widened + t * tile_values)
+                              xs + t * SKPERC_POINTS * d)
     return out.base
 
 

@@ -298,12 +298,13 @@ def test_held_kernel_values_have_the_bits_of_the_columns(kernel, dtype):
 def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
     """kernel_products reads each thread's rows a tile at a time (here 800
     rows of 40 features), all the support against each tile, 4 support
-    vectors at a time from panels (float32 ones widened a tile at a time,
-    the last panel padded) and the 29th alone: every value is still the sum
-    over the support, in its order, of the columns the loop computes, bit
-    for bit, dense or CSR (a row at a time, test below), float64 or
-    float32, on one thread or two (whose blocks meet at row 4,480, the
-    first panel's bound under half the rows, off the tiles' bounds)."""
+    vectors at a time from panels (of float64 values, float32 rows' made
+    doubles, the last panel padded) and the 29th alone: every value is
+    still the sum over the support, in its order, of the columns the loop
+    computes, bit for bit, dense or CSR (a row at a time, test below),
+    float64 or float32, on one thread or two (whose blocks meet at row
+    4,480, the first panel's bound under half the rows, off the tiles'
+    bounds)."""
     rng = np.random.RandomState(3)
     X = rng.randn(9000, 40).astype(np.float32).astype(np.float64)
     X[rng.rand(*X.shape) < 0.3] = 0.0

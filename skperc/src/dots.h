@@ -14,15 +14,6 @@
 
 #include "simd.h"
 
-/* widened[j] = from[j] as a double, j < count: exact, so that float32 values
-   read as doubles give the sums of the float64 values they equal. */
-static inline __attribute__((always_inline)) const double *
-skperc_widen(const float *from, Py_ssize_t count, double *widened) {
-    for (Py_ssize_t j = 0; j < count; j++)
-        widened[j] = (double)from[j];
-    return widened;
-}
-
 #ifdef SKPERC_HAVE_LANES
 #define SKPERC_AVX2 __attribute__((target("avx2")))
 #define SKPERC_AVX512 __attribute__((target("avx512f")))
@@ -215,6 +206,13 @@ skperc_transpose8(skperc_v8 v[8]) {
    1.45 s; widened, 1.44 s. The conversion is exact: the same sums. */
 #define SKPERC_WIDENED_ROWS 8
 
+static inline __attribute__((always_inline)) const double *
+skperc_widen(const float *from, Py_ssize_t count, double *widened) {
+    for (Py_ssize_t j = 0; j < count; j++)
+        widened[j] = (double)from[j];
+    return widened;
+}
+
 #define SKPERC_DOTS_MANY32_KERNEL(NAME, TARGET, W, ROW)                     \
     TARGET static void NAME(const float *rows, Py_ssize_t n, Py_ssize_t m,  \
                             const double *xt, Py_ssize_t nu, double **out,  \
@@ -248,19 +246,19 @@ SKPERC_DOTS_MANY32_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, 8,
 #define SKPERC_EVERY(e) (e)
 #define SKPERC_LISTED(e) (features[e])
 
-#define SKPERC_DOTS_PANELS_BODY(COL_T, W, N_SUMMED, FEATURE)                \
+#define SKPERC_DOTS_PANELS_BODY(W, N_SUMMED, FEATURE)                       \
     for (Py_ssize_t p = lo / SKPERC_PANEL; p * SKPERC_PANEL < hi; p++) {    \
-        const COL_T *panel = panels + p * m * SKPERC_PANEL;                 \
+        const double *panel = panels + p * m * SKPERC_PANEL;                \
         skperc_v##W a[SKPERC_PANEL / W];                                    \
         double sums[SKPERC_PANEL];                                          \
         for (int t = 0; t < SKPERC_PANEL / W; t++)                          \
             a[t] = SKPERC_SPLAT##W(0.0);                                    \
         for (Py_ssize_t e = 0; e < (N_SUMMED); e++) {                       \
             Py_ssize_t j = FEATURE(e);                                      \
-            const COL_T *c = panel + j * SKPERC_PANEL;                      \
+            const double *c = panel + j * SKPERC_PANEL;                     \
             skperc_v##W xv = SKPERC_SPLAT##W(x[j]);                         \
             for (int t = 0; t < SKPERC_PANEL / W; t++)                      \
-                a[t] += skperc_load##W##_##COL_T(c + W * t) * xv;           \
+                a[t] += skperc_load##W##_double(c + W * t) * xv;            \
         }                                                                   \
         memcpy(sums, a, sizeof sums);                                       \
         Py_ssize_t first = p * SKPERC_PANEL > lo ? p * SKPERC_PANEL : lo;   \
@@ -271,17 +269,15 @@ SKPERC_DOTS_MANY32_KERNEL(skperc_dots_many32_avx512, SKPERC_AVX512, 8,
     }
 
 #ifdef SKPERC_HAVE_LANES
-#define SKPERC_DOTS_PANELS_KERNEL(NAME, TARGET, COL_T, W)                   \
-    TARGET static void NAME(const COL_T *panels, Py_ssize_t lo,             \
+#define SKPERC_DOTS_PANELS_KERNEL(NAME, TARGET, W)                          \
+    TARGET static void NAME(const double *panels, Py_ssize_t lo,            \
                             Py_ssize_t hi, Py_ssize_t m, const double *x,   \
                             double *out) {                                  \
-        SKPERC_DOTS_PANELS_BODY(COL_T, W, m, SKPERC_EVERY)                  \
+        SKPERC_DOTS_PANELS_BODY(W, m, SKPERC_EVERY)                         \
     }
 
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, double, 4)
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx2, SKPERC_AVX2, float, 4)
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, double, 8)
-SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx512, SKPERC_AVX512, float, 8)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx2, SKPERC_AVX2, 4)
+SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels_avx512, SKPERC_AVX512, 8)
 
 /* out[r] = x_r . x for the rows 0 <= r < hi in panels, over the n_features
    features listed, in increasing order, where x may not be 0: O(n_features)
@@ -292,7 +288,7 @@ SKPERC_DOTS_PANELS_KERNEL(skperc_dots_panels32_avx512, SKPERC_AVX512, float, 8)
                             const int32_t *features, Py_ssize_t n_features, \
                             double *out) {                                  \
         const Py_ssize_t lo = 0;                                            \
-        SKPERC_DOTS_PANELS_BODY(double, W, n_features, SKPERC_LISTED)       \
+        SKPERC_DOTS_PANELS_BODY(W, n_features, SKPERC_LISTED)               \
     }
 
 SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx2, SKPERC_AVX2, 4)
@@ -302,13 +298,7 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
    and the SKPERC_POINTS points x_q = x + q * x_stride: each stretch of 2 W
    rows of a panel is read once for all of them, into 8 registers (two per
    point), where one point at a time reads the panel from the cache again
-   for each. The same sums, in feature order, as one point's. float32
-   panels are widened a tile at a time first (skperc_widen), once for all
-   the groups of points: converted here, each stretch cost two conversions
-   per group of points, and predictions on the clusters of
-   benchmarks/bench_kernel_scale.py took 1.16 to 1.18 times the time of
-   float64 rows (one thread, 500,000 rows against 500 support vectors,
-   100,000 against 3,736); widened, the time of float64 rows. */
+   for each. The same sums, in feature order, as one point's. */
 #define SKPERC_POINTS 4
 
 #define SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
@@ -338,7 +328,7 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         }                                                                   \
     }
 
-#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, W)                  \
+#define SKPERC_DOTS_PANELS_POINTS_KERNEL(NAME, TARGET, W)                   \
     TARGET static void NAME(const double *panels, Py_ssize_t hi,            \
                             Py_ssize_t m, const double *x,                  \
                             Py_ssize_t x_stride, double *out,               \
@@ -346,10 +336,8 @@ SKPERC_DOTS_PANELS_AT_KERNEL(skperc_dots_panels_at_avx512, SKPERC_AVX512, 8)
         SKPERC_DOTS_PANELS_POINTS_BODY(W)                                   \
     }
 
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2,
-                                 4)
-SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512,
-                                 SKPERC_AVX512, 8)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx2, SKPERC_AVX2, 4)
+SKPERC_DOTS_PANELS_POINTS_KERNEL(skperc_dots_panels_points_avx512, SKPERC_AVX512, 8)
 #endif
 
 /* out[r] = rows[r] . x for the n rows of length m in C order, where
@@ -500,12 +488,6 @@ static void skperc_dots_panels(const double *panels, Py_ssize_t lo,
                                Py_ssize_t hi, Py_ssize_t m, const double *x,
                                double *out) {
     SKPERC_AT_LEVEL(skperc_dots_panels, (panels, lo, hi, m, x, out))
-}
-
-static void skperc_dots_panels32(const float *panels, Py_ssize_t lo,
-                                 Py_ssize_t hi, Py_ssize_t m, const double *x,
-                                 double *out) {
-    SKPERC_AT_LEVEL(skperc_dots_panels32, (panels, lo, hi, m, x, out))
 }
 
 static void skperc_dots_panels_at(const double *panels, Py_ssize_t hi,
