@@ -16,6 +16,10 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
   which the stopping rule has to tell from a slow separation. A linear
   model is far from enough on it (SGDClassifier: 0.76 at 10,000 examples,
   SVC: 0.92).
+- ``classes``: ``clusters`` with ten classes of two clusters each
+  (``n_classes=10, n_clusters_per_class=2``), which KernelPerceptron
+  learns one against the rest, a problem each over the whole sample, where
+  SVC solves a problem for each pair of classes, on their examples alone.
 - ``text``: the CSR word counts of ``benchmarks/bench_defaults.py``'s
   sparse text-like set (3,000 columns, about 29 stored a row, 5% label
   noise), scaled by ``MaxAbsScaler``, which keeps them sparse; gamma 0.1
@@ -82,7 +86,7 @@ Run from the repository root::
 
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
-        [--predict-rows 1000000] [--data wide|text|hashed|vocabulary] \
+        [--predict-rows 1000000] [--data wide|classes|text|hashed|vocabulary] \
         [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600] \
         [--kernel poly] [--dtype float32]
 """
@@ -147,6 +151,7 @@ DATASETS = {
         random_state=1,
     ),
 }
+DATASETS["classes"] = dict(DATASETS["clusters"], n_classes=10, n_clusters_per_class=2)
 
 
 def data(n_train, name="clusters", dtype="float64"):
