@@ -69,7 +69,10 @@ time with these: the speed-up of the threads. ``--only`` keeps the
 estimators whose name holds one of its words. ``--margins M ...`` adds the
 unbudgeted KernelPerceptron with ``beta=RelativeThreshold(M)`` for each M
 (the default's margin is 0.25): a larger margin keeps a run on noisy data
-further from the noise, at the price of more updates. ``--busy N`` keeps N
+further from the noise, at the price of more updates. ``--refit`` adds
+the unbudgeted KernelPerceptron with ``refit=True``, which fits again on
+the whole sample, the part that early stopping held out included, for the
+epochs of its best validation score. ``--busy N`` keeps N
 other processes computing meanwhile, as on a machine whose cores other work
 keeps busy (where the loop runs an epoch on one thread once its threads lose
 time waiting for each other).
@@ -87,7 +90,8 @@ Run from the repository root::
     python benchmarks/bench_kernel_scale.py --sizes 10000 40000 [--repeat 3] \
         [--seeds 5] [--n-jobs 1 2] [--only KernelPerceptron] \
         [--predict-rows 1000000] [--data wide|classes|text|hashed|vocabulary] \
-        [--busy 2] [--margins 1.0] [--predict-with unbudgeted] [--limit 600] \
+        [--busy 2] [--margins 1.0] [--refit] [--predict-with unbudgeted] \
+        [--limit 600] \
         [--kernel poly] [--dtype float32]
 """
 
@@ -179,16 +183,26 @@ def gamma(name):
     return 1.0 / DATASETS[name]["n_features"]
 
 
-def estimators(budget, kernel_gamma, margins=(), kernel="rbf"):
+def estimators(budget, kernel_gamma, margins=(), kernel="rbf", refit=False):
     """The estimators by name, made by make(n_jobs, seed) for a
     KernelPerceptron, make(seed) for the others (seed: their random_state;
     SVC has none), with the kernel of KERNELS[kernel] and gamma
     kernel_gamma. margins: those of the unbudgeted KernelPerceptrons of a
-    RelativeThreshold beside the default."""
+    RelativeThreshold beside the default; refit: whether the default with
+    refit=True is one of them."""
     params = dict(gamma=kernel_gamma, **KERNELS[kernel])
     return {
         "KernelPerceptron": lambda n_jobs=None, seed=0: KernelPerceptron(
             **params, random_state=seed, n_jobs=n_jobs
+        ),
+        **(
+            {
+                "KernelPerceptron refit": lambda n_jobs=None, seed=0: KernelPerceptron(
+                    **params, refit=True, random_state=seed, n_jobs=n_jobs
+                )
+            }
+            if refit
+            else {}
         ),
         **{
             f"KernelPerceptron margin {margin:g}": (
@@ -231,11 +245,11 @@ def seeded(name):
 
 
 def fit_once(
-    name, n_train, budget, margins, kernel, n_jobs, dataset, dtype, seed, queue
+    name, n_train, budget, margins, refit, kernel, n_jobs, dataset, dtype, seed, queue
 ):
     """Fit one estimator in this (child) process; report through queue."""
     X, y, X_test, y_test = data(n_train, dataset, dtype)
-    make = estimators(budget, gamma(dataset), margins, kernel)[name]
+    make = estimators(budget, gamma(dataset), margins, kernel, refit)[name]
     estimator = make(n_jobs, seed) if threaded(name) else make(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -315,6 +329,7 @@ def main():
     )
     parser.add_argument("--busy", type=int, default=0)
     parser.add_argument("--margins", type=float, nargs="+", default=[])
+    parser.add_argument("--refit", action="store_true")
     parser.add_argument("--kernel", choices=sorted(KERNELS), default="rbf")
     parser.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     args = parser.parse_args()
@@ -333,7 +348,9 @@ def run(args):
     """The fits, then the prediction rows."""
     names = [
         name
-        for name in estimators(args.budget, gamma(args.data), args.margins, args.kernel)
+        for name in estimators(
+            args.budget, gamma(args.data), args.margins, args.kernel, args.refit
+        )
         if args.only is None or any(word in name for word in args.only)
     ]
     print(
@@ -362,6 +379,7 @@ def run(args):
                     n_train,
                     args.budget,
                     args.margins,
+                    args.refit,
                     args.kernel,
                     n_jobs,
                     args.data,

@@ -711,9 +711,11 @@ class BasePerceptron(
         X = self._check_input(X, warm)
         classes, codes = fit_labels(self, y, warm)
         weight = self._example_weights(X, y, codes, classes, sample_weight)
+        refit = self._refit_start(warm)
         if not warm:
             self._start_run(classes, X)
         self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
+        self._refit(refit, X, y, sample_weight)
         if self.verbose > 0:
             print(f"-- Stopped: {self.stop_reason_}")
         if self.stop_reason_ == "max_iter":
@@ -763,6 +765,17 @@ class BasePerceptron(
         """X as the subclass trains on it, or an error for input it cannot
         train on (X as it is, by default)."""
         return X
+
+    def _refit_start(self, warm):
+        """Where a subclass fits again after the run of :meth:`fit` (see
+        ``_refit``), the estimator as it stands before that run (``warm``:
+        the run continues the previous one); None by default."""
+        return None
+
+    def _refit(self, start, X, y, sample_weight):
+        """After the run of :meth:`fit` on the validated batch ``X``, fit
+        ``start`` (from ``_refit_start``) and answer with it, where the
+        subclass does so (not by default)."""
 
     def _example_weights(self, X, y, codes, classes, sample_weight):
         """The weight of each example: its sample weight times its class's."""

@@ -1,5 +1,6 @@
 """KernelPerceptron: the dual perceptron and its margin variants."""
 
+import copy
 import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
@@ -7,6 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
+from sklearn.base import clone
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.metaestimators import available_if
@@ -642,6 +644,24 @@ class KernelPerceptron(BasePerceptron):
 
     {{validation_fraction}}
 
+    refit : bool, default=False
+        Whether :meth:`fit`, once early stopping has ended its run, fits
+        again on the whole sample, the held-out part included, and answers
+        with that second fit: for as many epochs as the run took to its best
+        validation score, answering with the mean of its functions (as
+        ``average=True``), or, where the run separated its training part,
+        until the whole sample is separated (as ``early_stopping=False``).
+        Early stopping trains on ``1 - validation_fraction`` of the sample;
+        where the accuracy still grows with the sample, the held-out
+        examples are worth a second fit, which takes about the time of the
+        first (see "Large samples: early stopping" in the user guide). The
+        second fit continues the same previous run as the first under
+        ``warm_start=True``. ``validation_scores_`` and
+        ``best_validation_score_`` stay those of the run that chose the
+        epochs, and so does ``stop_reason_`` where the second fit ran them
+        all; the other fitted attributes are the second fit's. Not used
+        without early stopping, nor by :meth:`partial_fit`.
+
     {{shuffle}}
 
     {{random_state}}
@@ -800,6 +820,8 @@ class KernelPerceptron(BasePerceptron):
     {{stop_reason_}}
 
     {{validation_scores_}}
+        With ``refit=True``, both are the scores of the run that chose the
+        epochs of the second fit, which trains on the validation part too.
 
     {{updates_}}
 
@@ -1050,6 +1072,7 @@ class KernelPerceptron(BasePerceptron):
         "cache_size": [Interval(Real, 0, None, closed="neither")],
         "early_stopping": ["boolean", StrOptions({"auto"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "refit": ["boolean"],
     }
 
     def __init__(
@@ -1067,6 +1090,7 @@ class KernelPerceptron(BasePerceptron):
         n_iter_no_change="auto",
         early_stopping="auto",
         validation_fraction=0.1,
+        refit=False,
         shuffle=True,
         random_state=None,
         average="auto",
@@ -1091,6 +1115,7 @@ class KernelPerceptron(BasePerceptron):
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
+        self.refit = refit
         self.shuffle = shuffle
         self.random_state = random_state
         self.average = average
@@ -1308,6 +1333,45 @@ class KernelPerceptron(BasePerceptron):
         self._run = KernelRun.start(X, problem_count(classes), bool(self.average))
         self.n_updates_ = self._run.n_updates
         self._run_gamma = self._resolved_gamma(X)
+
+    def _refit_start(self, warm):
+        """With ``refit``, the estimator that the second fit starts from:
+        a copy of this one, which continues the same run as the first fit
+        when ``warm``, else a new one."""
+        if not self.refit:
+            return None
+        return copy.deepcopy(self) if warm else clone(self)
+
+    def _refit(self, start, X, y, sample_weight):
+        """With ``refit`` and a run that early stopping ended, fit ``start``
+        on the whole sample (see ``refit``) and take its fitted attributes,
+        but the validation scores and, after the epochs of the best score,
+        the first run's stop_reason_."""
+        if start is None or self.validation_scores_ is None:
+            return
+        scores, best, reason = (
+            self.validation_scores_,
+            self.best_validation_score_,
+            self.stop_reason_,
+        )
+        params = dict(refit=False, early_stopping=False)
+        if not self.converged_:
+            epochs = int(np.argmax(scores)) + 1
+            params.update(max_iter=epochs, average=True, tol=None)
+        if self.verbose > 0:
+            print("-- Fit again on the whole sample")
+        with warnings.catch_warnings():
+            # the first fit, on the same data, has raised the warnings of
+            # the data; that fit() warns if the second ends on max_iter
+            warnings.simplefilter("ignore")
+            start.set_params(**params).fit(X, y, sample_weight)
+        own = self.get_params(deep=False)
+        vars(self).update(
+            (name, value) for name, value in vars(start).items() if name not in own
+        )
+        self.validation_scores_, self.best_validation_score_ = scores, best
+        if not self.converged_ and params.get("max_iter") == self.n_iter_:
+            self.stop_reason_ = reason
 
     def _resume_run(self):
         """Give the run the rows of its support vectors, oldest first, the

@@ -62,6 +62,7 @@ ESTIMATORS = [
     KernelPerceptron(budget=20, budget_strategy="remove", max_iter=5),
     # the checks' smallest samples need a validation set of 3 classes
     KernelPerceptron(early_stopping=True, validation_fraction=0.5),
+    KernelPerceptron(early_stopping=True, validation_fraction=0.5, refit=True),
     # Without C the sample must be separable, and the checks' random samples
     # are not: the hard version is tested in test_linear_program.py.
     LinearProgramClassifier(C=1.0),

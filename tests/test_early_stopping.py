@@ -2,6 +2,7 @@
 training part, the validation score, the run it answers with, and when
 KernelPerceptron's "auto" turns it on."""
 
+import copy
 import warnings
 from unittest import mock
 
@@ -533,3 +534,117 @@ def test_a_fit_draws_its_stratified_split_once(estimator):
         fit_quietly(estimator, X, y)
     assert estimator.validation_scores_ is not None
     assert drawn.call_count == 1
+
+
+def same_model(model, expected):
+    """The same function, to the bit, and the same counts."""
+    assert_array_equal(model.support_, expected.support_)
+    assert_array_equal(bits(model.support_vectors_), bits(expected.support_vectors_))
+    assert_array_equal(model.dual_coef_, expected.dual_coef_)
+    assert_array_equal(model.n_updates_, expected.n_updates_)
+    assert model.n_iter_ == expected.n_iter_
+
+
+@pytest.mark.parametrize("form", INPUTS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS)
+@pytest.mark.parametrize("seed", range(3))
+def test_refit_is_a_fit_of_the_whole_sample_for_the_epochs_of_the_best_score(
+    form, n_classes, budget, seed
+):
+    # The second fit trains on every example, the held-out part included,
+    # for as many epochs as the early-stopped run took to its best score,
+    # and answers with their mean: the same bits as that fit made by hand.
+    # The scores, and the reason the run stopped, stay the early-stopped
+    # run's, and the epochs it was given raise no ConvergenceWarning.
+    X, y = noisy(n_classes=n_classes, random_state=seed)
+    X = INPUTS[form](X)
+    params = dict(gamma=GAMMA, early_stopping=True, random_state=seed, **budget)
+    stopped = fit_quietly(KernelPerceptron(**params), X, y)
+    assert not stopped.converged_ and stopped.stop_reason_ == "no_improvement"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        refitted = KernelPerceptron(refit=True, **params).fit(X, y)
+    best = int(np.argmax(stopped.validation_scores_)) + 1
+    by_hand = KernelPerceptron(
+        **{**params, "early_stopping": False},
+        max_iter=best,
+        average=True,
+        tol=None,
+    )
+    same_model(refitted, fit_quietly(by_hand, X, y))
+    assert refitted.n_iter_ == best
+    assert refitted.validation_scores_ == stopped.validation_scores_
+    assert refitted.best_validation_score_ == stopped.best_validation_score_
+    assert refitted.stop_reason_ == "no_improvement"
+    # the held-out examples are in the second fit's sample: some of them
+    # update (the early-stopped run's support holds none of them)
+    _, validation = split(y, 0.1, seed)
+    if "budget" not in budget:
+        assert not np.isin(stopped.support_, validation).any()
+        assert np.isin(refitted.support_, validation).any()
+
+
+def test_refit_after_a_separated_training_part_fits_the_whole_sample_to_separation():
+    # A run that separates its training part answers with its last
+    # function; the second fit is then the fit without early stopping.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(400, 2))
+    X = X[np.abs(X[:, 0]) > 0.2]
+    y = (X[:, 0] > 0).astype(int)
+    params = dict(kernel="linear", early_stopping=True, random_state=0)
+    refitted = KernelPerceptron(refit=True, **params).fit(X, y)
+    assert KernelPerceptron(**params).fit(X, y).converged_
+    expected = KernelPerceptron(**{**params, "early_stopping": False}).fit(X, y)
+    same_model(refitted, expected)
+    assert refitted.converged_ and refitted.stop_reason_ == "separated"
+    assert refitted.margin_[0] > 0
+
+
+@pytest.mark.parametrize(
+    "n_samples, early_stopping", [(300, "auto"), (300, False), (2500, False)]
+)
+def test_refit_without_early_stopping_changes_nothing(n_samples, early_stopping):
+    # "auto" splits samples of more than 2,000 examples only
+    X, y = noisy(n_samples=n_samples)
+    params = dict(gamma=GAMMA, early_stopping=early_stopping, random_state=0)
+    plain = fit_quietly(KernelPerceptron(**params), X, y)
+    refitted = fit_quietly(KernelPerceptron(refit=True, **params), X, y)
+    same_model(refitted, plain)
+    assert refitted.validation_scores_ is None
+
+
+def test_refit_continues_the_run_that_warm_start_continues():
+    X, y = noisy(n_samples=600)
+    first, second = (X[:300], y[:300]), (X[300:], y[300:])
+    params = dict(gamma=GAMMA, early_stopping=True, warm_start=True, random_state=0)
+    model = fit_quietly(KernelPerceptron(refit=True, **params), *first)
+    before = copy.deepcopy(model)
+    fit_quietly(model, *second)
+    stopped = fit_quietly(copy.deepcopy(before).set_params(refit=False), *second)
+    by_hand = copy.deepcopy(before).set_params(
+        refit=False,
+        early_stopping=False,
+        max_iter=int(np.argmax(stopped.validation_scores_)) + 1,
+        average=True,
+        tol=None,
+    )
+    same_model(model, fit_quietly(by_hand, *second))
+    # the update counts go on from the first call's
+    assert (model.n_updates_ > before.n_updates_).all()
+
+
+def test_refit_says_so_when_verbose(capsys):
+    X, y = noisy(n_samples=300)
+    fit_quietly(
+        KernelPerceptron(
+            gamma=GAMMA, early_stopping=True, refit=True, verbose=1, random_state=0
+        ),
+        X,
+        y,
+    )
+    out = capsys.readouterr().out
+    assert out.index("-- Validation score: ") < out.index(
+        "-- Fit again on the whole sample"
+    )
+    assert out.rstrip().endswith("-- Stopped: no_improvement")
