@@ -1361,8 +1361,9 @@ class KernelPerceptron(BasePerceptron):
         if self.verbose > 0:
             print("-- Fit again on the whole sample")
         with warnings.catch_warnings():
-            # the first fit, on the same data, has raised the warnings of
-            # the data; that fit() warns if the second ends on max_iter
+            # the first run, on the same data, has raised the data's
+            # warnings, and fit() itself warns if the second fit ends on
+            # max_iter
             warnings.simplefilter("ignore")
             start.set_params(**params).fit(X, y, sample_weight)
         own = self.get_params(deep=False)
