@@ -1354,12 +1354,12 @@ class KernelPerceptron(BasePerceptron):
             self.best_validation_score_,
             self.stop_reason_,
         )
-        params = dict(refit=False, early_stopping=False)
+        # quiet: its own "Stopped" line would give the reason of a run of
+        # the epochs it was given
+        params = dict(refit=False, early_stopping=False, verbose=0)
         if not self.converged_:
             epochs = int(np.argmax(scores)) + 1
             params.update(max_iter=epochs, average=True, tol=None)
-        if self.verbose > 0:
-            print("-- Fit again on the whole sample")
         with warnings.catch_warnings():
             # the first run, on the same data, has raised the data's
             # warnings, and fit() itself warns if the second fit ends on
@@ -1373,6 +1373,8 @@ class KernelPerceptron(BasePerceptron):
         self.validation_scores_, self.best_validation_score_ = scores, best
         if not self.converged_ and params.get("max_iter") == self.n_iter_:
             self.stop_reason_ = reason
+        if self.verbose > 0:
+            print(f"-- Fit again on the whole sample: {self.n_iter_} epoch(s)")
 
     def _resume_run(self):
         """Give the run the rows of its support vectors, oldest first, the

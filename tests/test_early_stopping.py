@@ -645,6 +645,9 @@ def test_refit_says_so_when_verbose(capsys):
     )
     out = capsys.readouterr().out
     assert out.index("-- Validation score: ") < out.index(
-        "-- Fit again on the whole sample"
+        "-- Fit again on the whole sample: "
     )
+    # one line for the second fit, and the reason of the run that chose
+    # its epochs
+    assert out.count("-- Stopped: ") == 1
     assert out.rstrip().endswith("-- Stopped: no_improvement")
