@@ -69,10 +69,20 @@ BUDGETS = [
 BUDGET_IDS = ["plain", "merge", "remove-power", "project"]
 
 
-@pytest.mark.parametrize("form", INPUTS)
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS)
-@pytest.mark.parametrize("seed", range(3))
+def every_early_stopped_run(test):
+    """test over every input form, 2 and 3 classes, each budget and 3
+    seeds."""
+    for mark in [
+        pytest.mark.parametrize("seed", range(3)),
+        pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS),
+        pytest.mark.parametrize("n_classes", [2, 3]),
+        pytest.mark.parametrize("form", INPUTS),
+    ]:
+        test = mark(test)
+    return test
+
+
+@every_early_stopped_run
 def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     form, n_classes, budget, seed
 ):
@@ -545,10 +555,7 @@ def same_model(model, expected):
     assert model.n_iter_ == expected.n_iter_
 
 
-@pytest.mark.parametrize("form", INPUTS)
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("budget", BUDGETS, ids=BUDGET_IDS)
-@pytest.mark.parametrize("seed", range(3))
+@every_early_stopped_run
 def test_refit_is_a_fit_of_the_whole_sample_for_the_epochs_of_the_best_score(
     form, n_classes, budget, seed
 ):
