@@ -1337,8 +1337,8 @@ class KernelPerceptron(BasePerceptron):
     def _refit_start(self, warm):
         """With ``refit``, the estimator that the second fit starts from:
         a copy of this one, which continues the same run as the first fit
-        when ``warm``, else a new one."""
-        if not self.refit:
+        when ``warm``, else a new one; None where no fit could use it."""
+        if not self.refit or self.early_stopping is False:
             return None
         return copy.deepcopy(self) if warm else clone(self)
 
