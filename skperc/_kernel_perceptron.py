@@ -1560,8 +1560,9 @@ class KernelPerceptron(BasePerceptron):
             # learn the noise: 0.8107 against 0.8285 on 4,000 rows of
             # benchmarks/bench_defaults.py's noisy set and 0.9124 against
             # 0.9179 on make_classification(5000, 20, flip_y=0.1) (means
-            # over five 70/30 splits), 0.7786 against 0.7836 on those
-            # clusters with a fifth of the labels flipped. refit=True takes
+            # over five 70/30 splits), 0.7786 against 0.7836 on that
+            # benchmark's clusters with a fifth of the labels flipped (10,000
+            # examples, medians of random_state 0 to 2). refit=True takes
             # the tenth back once the score has chosen the epochs (0.8315
             # and 0.9169 on the two sets).
             len(codes) > AUTO_SPLIT_SAMPLES or budget_binds,

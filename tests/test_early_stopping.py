@@ -372,13 +372,17 @@ def test_the_default_patience_under_a_budget_follows_the_strategy(
     assert any(earlier) == clear_gain, stops
 
 
-def test_a_separated_training_part_ends_the_run_with_its_last_function():
-    # Linearly separable with a wide margin: an epoch without updates comes
-    # before the validation score can stall.
+def wide_margin_sample():
+    """Points of the square linearly separable with a margin of 0.2: a run
+    separates them before a validation score can stall."""
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, size=(400, 2))
     X = X[np.abs(X[:, 0]) > 0.2]
-    y = (X[:, 0] > 0).astype(int)
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def test_a_separated_training_part_ends_the_run_with_its_last_function():
+    X, y = wide_margin_sample()
     model = KernelPerceptron(kernel="linear", early_stopping=True, random_state=0)
     model.fit(X, y)
     assert model.converged_ and model.stop_reason_ == "separated"
@@ -595,10 +599,7 @@ def test_refit_is_a_fit_of_the_whole_sample_for_the_epochs_of_the_best_score(
 def test_refit_after_a_separated_training_part_fits_the_whole_sample_to_separation():
     # A run that separates its training part answers with its last
     # function; the second fit is then the fit without early stopping.
-    rng = np.random.RandomState(0)
-    X = rng.uniform(-1, 1, size=(400, 2))
-    X = X[np.abs(X[:, 0]) > 0.2]
-    y = (X[:, 0] > 0).astype(int)
+    X, y = wide_margin_sample()
     params = dict(kernel="linear", early_stopping=True, random_state=0)
     refitted = KernelPerceptron(refit=True, **params).fit(X, y)
     assert KernelPerceptron(**params).fit(X, y).converged_
