@@ -711,7 +711,7 @@ class BasePerceptron(
         X = self._check_input(X, warm)
         classes, codes = fit_labels(self, y, warm)
         weight = self._example_weights(X, y, codes, classes, sample_weight)
-        refit = self._refit_start(warm)
+        refit = self._refit_start(warm, X.shape[0])
         if not warm:
             self._start_run(classes, X)
         self._train(X, codes, weight, schedule, self.max_iter, stop_when_separated=True)
@@ -766,10 +766,11 @@ class BasePerceptron(
         train on (X as it is, by default)."""
         return X
 
-    def _refit_start(self, warm):
-        """Where a subclass fits again after the run of :meth:`fit` (see
-        ``_refit``), the estimator as it stands before that run (``warm``:
-        the run continues the previous one); None by default."""
+    def _refit_start(self, warm, n_samples):
+        """Where a subclass fits again after the run of :meth:`fit` on
+        ``n_samples`` examples (see ``_refit``), the estimator as it stands
+        before that run (``warm``: the run continues the previous one); None
+        by default."""
         return None
 
     def _refit(self, start, X, y, sample_weight):

@@ -1334,11 +1334,18 @@ class KernelPerceptron(BasePerceptron):
         self.n_updates_ = self._run.n_updates
         self._run_gamma = self._resolved_gamma(X)
 
-    def _refit_start(self, warm):
+    def _refit_start(self, warm, n_samples):
         """With ``refit``, the estimator that the second fit starts from:
         a copy of this one, which continues the same run as the first fit
-        when ``warm``, else a new one; None where no fit could use it."""
-        if not self.refit or self.early_stopping is False:
+        when ``warm``, else a new one; None where early stopping cannot end
+        the run (no second fit would use the copy)."""
+        unsplit = (
+            self.early_stopping == "auto"
+            and n_samples <= AUTO_SPLIT_SAMPLES
+            # a budget that binds splits any sample (_validation_split)
+            and self.budget is None
+        )
+        if not self.refit or self.early_stopping is False or unsplit:
             return None
         return copy.deepcopy(self) if warm else clone(self)
 

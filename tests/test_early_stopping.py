@@ -642,6 +642,36 @@ def test_refit_continues_the_run_that_warm_start_continues():
     assert (model.n_updates_ > before.n_updates_).all()
 
 
+@pytest.mark.parametrize(
+    "n_samples, early_stopping, copied",
+    [(300, "auto", False), (300, True, True), (2500, "auto", True)],
+)
+def test_refit_copies_a_warm_model_only_where_early_stopping_may_end_the_run(
+    n_samples, early_stopping, copied
+):
+    # the second fit continues a copy of the model as it stood before the
+    # run: a deep copy of every fitted array, made for nothing where "auto"
+    # will not split the sample
+    X, y = noisy(n_samples=n_samples)
+    model = KernelPerceptron(
+        gamma=GAMMA,
+        early_stopping=early_stopping,
+        refit=True,
+        warm_start=True,
+        max_iter=3,
+        random_state=0,
+    )
+    fit_quietly(model, X, y)
+    with mock.patch.object(copy, "deepcopy", wraps=copy.deepcopy) as deepcopy:
+        fit_quietly(model, X, y)
+    copies = [
+        call
+        for call in deepcopy.call_args_list
+        if isinstance(call.args[0], KernelPerceptron)
+    ]
+    assert bool(copies) == copied
+
+
 def test_refit_says_so_when_verbose(capsys):
     X, y = noisy(n_samples=300)
     fit_quietly(
