@@ -753,21 +753,10 @@ class KernelPerceptron(BasePerceptron):
         {{n_jobs_count}}
         The result does not depend on ``n_jobs``, bit for bit. Every update
         (every block, with a budget) waits for all the threads, so on cores
-        kept busy by other work, where the system lets a thread wait for
-        milliseconds, more threads would be far slower; the loop times its
-        steps, and once its threads have lost more time waiting for each
-        other than they gained in the epoch, it runs on one thread for ten
-        times the time lost (twice as long after each new loss in the
-        epoch), into the next epochs if need be, then tries them again. On
-        2 cores, one of them busy with another process
-        (``benchmarks/bench_kernel_scale.py --sizes 10000 --busy 1 --repeat
-        3``, two runs), a fit of 10,000 examples took 0.33 to 0.34 s on 2
-        threads against 0.30 to 0.31 s on one, and 0.18 to 0.20 s against
-        0.18 s with a budget of 500; with 2 other processes (``--busy 2``),
-        0.39 to 0.47 s against 0.41 to 0.42 s, and 0.23 to 0.24 s against
-        0.20 s. Before the loop timed its steps, the 2 threads took 3.9 s
-        and 25 s with 2 other processes (when one thread took 0.56 s and
-        0.33 s).
+        kept busy by other work the loop times its steps, and runs on one
+        thread for a while once its threads have lost more time waiting for
+        each other than they gained (see :ref:`kernel_perceptron`, *How it
+        runs*).
 
     {{verbose}}
 
@@ -835,166 +824,61 @@ class KernelPerceptron(BasePerceptron):
 
     Notes
     -----
-    {{stopping_notes}}
+    Real data is rarely separable, and then no epoch is free of updates.
+    The stopping rule (``tol``, ``n_iter_no_change``) ends such a run once
+    the function has moved less than ``tol * R`` per unit of update since
+    the first epoch, or since its last fewest sign mistakes, which proves
+    that the (lifted) sample has no separator of margin ``tol * R``,
+    and ``average="auto"`` answers with its averaged function; on a sample
+    separable with a larger margin the run ends separated, with the
+    guarantees of its theorem. On more than 2,000 examples the default
+    stops on the score of a held-out part instead (``early_stopping``). See
+    :ref:`not_separable`.
 
-    Training keeps the decision values ``f`` of the training examples and,
-    on each update, adds the kernel column of the updated example into
-    them, so it never forms the Gram matrix: memory is
-    ``O(n_samples * n_classes)`` plus the cache of columns (and on CSR
-    input, a copy of its stored entries), and time is
-    ``O(n_samples)`` per epoch plus ``O(n_samples * n_features)`` per
-    kernel column computed (one per update of an example whose column is
-    not in the cache). The ``"linear"``, ``"poly"``, ``"rbf"`` and
-    ``"sigmoid"`` columns are computed in the compiled loop on dense or CSR
-    rows, float64 or float32 (read as they are, without a float64 copy of
-    ``X``; dense rows of less than 1.5 MiB as float64 values, or of less
-    than 2 MiB in fewer than 2,500 rows, are copied once, as float64
-    values, into panels of 32 rows stored feature-major, whose products run
-    in the lanes of vector registers). The loop reads CSR rows from a copy
-    by feature (CSC, in their own type), so that the column of an example
-    costs the entries of the rows at that example's features, not every
-    stored entry: on the text data of ``benchmarks/bench_kernel_scale.py``,
-    10,000 examples, a fit took 0.41 s where reading each row at its own
-    features took 1.29 s. Each product of two rows sums in feature order in
-    double precision, so that dense and CSR, float32 and float64 input of
-    the same values give the same model bit for bit (float32 rows take half
-    the memory, and about the time of float64 rows: each value is made a
-    double for the sums). These columns equal ``pairwise_kernels`` to
-    rounding (the RBF column evaluates its
-    exponential in arithmetic that vectorizes, within one ulp of the C
-    library's, and gives 0 below ``exp(-707)``). The
-    ``"precomputed"`` column is read from the Gram matrix; the other
-    kernels' columns come from ``pairwise_kernels`` (or from
-    :func:`~skperc.kernels.inverse_dot_kernel`), on float64 rows. A
-    multiclass problem is one-vs-rest in a single pass: one column serves
+    Training never forms the Gram matrix: it keeps the decision values of
+    the training examples and adds the kernel column of each updated
+    example into them. Memory is ``O(n_samples * n_classes)`` plus the
+    cache of columns (``cache_size``; on CSR input, a copy of its stored
+    entries too), and time is ``O(n_samples)`` per epoch plus
+    ``O(n_samples * n_features)`` per column computed (one per update of an
+    example whose column is not in the cache). The ``"linear"``,
+    ``"poly"``, ``"rbf"`` and ``"sigmoid"`` columns are computed in the
+    compiled loop on dense or CSR, float64 or float32 rows, read as they
+    are; each product of two rows sums in feature order in double precision,
+    so that these forms of the same values give the same model bit for bit.
+    A multiclass problem is one-vs-rest in a single pass: one column serves
     every class that an example updates. :meth:`decision_function`
     evaluates the kernel between the samples and the support vectors only,
-    in chunks of rows that together take scikit-learn's ``working_memory``:
-    the memory does not grow with the number of samples, and the values do
-    not depend on the chunks. The four kernels above are computed as the
-    loop computes its columns, one support vector at a time against the
-    rows of a chunk, which the ``n_jobs`` threads share (the same bits for
-    any ``n_jobs``, and for dense and CSR, float64 and float32 rows of the
-    same values); the others by ``pairwise_kernels``, a chunk's kernel
-    matrix at a time, ``n_jobs`` chunks at once in threads. With CSR rows
-    and support vectors (after CSR training data) over more than 4,096
-    features in use, a row reads the support vectors' values at its own
-    features alone, the same bits: predicting 100,000 rows of the
-    vocabulary data of ``benchmarks/bench_kernel_scale.py`` takes a third
-    of the time it takes with the support vectors' values at every
-    feature.
+    in chunks within scikit-learn's ``working_memory``. The user guide's
+    :ref:`kernel_perceptron` says how each step runs, and what it costs on
+    the data of ``benchmarks/bench_kernel_scale.py``.
 
-    A ``budget`` that the sample can exceed changes the loop (with the
-    ``"linear"``, ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, on
-    dense or CSR input): it keeps the support vectors themselves, at most
-    ``budget`` rows, and computes ``f(x)`` over them for each example it
-    examines, so that memory is ``O(budget * n_features)`` (on CSR input,
-    ``budget`` times the values that a support vector stores, and a row
-    over the features in use for each vector of more than 512 of them) and
-    the cost of an example is ``O(budget * n_features)`` whatever the
-    number of samples; a removal costs ``O(budget)``, a merge one kernel
-    row over the support (none for the vector that entered at the update
-    before, which most merges take: the loop keeps its example's row) plus
-    one golden-section search and, as it scales the vector that it merges
-    into and adds the other at its own features, the features of the
-    vector merged away (on CSR input, a pass over the list of its
-    partner's features too), a projection one kernel row over the support
-    plus the kernel matrix of 8 vectors and its factorization.
-    With the other kernels the budget uses the loop above (removal only).
-    An epoch of the budgeted loop costs ``n * budget`` kernel values, where
-    one of the loop above costs ``n`` for each update, so that with a budget
-    near the support that the data needs the budgeted fit is the slower
-    one. Therefore, with a budget of at least half the points of the call
-    (the support of earlier calls and the sample), the fit first runs as
-    without a budget, and keeps that run if its support stays below the
-    budget; an update that would bring it to the budget hands the fit to
-    the budgeted loop, from the start. Only then does ``budget`` bind, and
-    the defaults that a binding budget changes change. On the data of
-    ``benchmarks/bench_kernel_scale.py``, 10,000 examples, whose
-    unbudgeted run ends with 3,556 support vectors (0.30 to 0.35 s) and
-    holds at most 4,149 before early stopping ends it, a budget of 8,000
-    made the fit the unbudgeted one in 0.32 s, where the budgeted loop
-    alone took 0.59 s (and scored 0.894 against 0.898, with the margin of
-    a binding budget, on 4,373 to 4,511 support vectors); its peak memory
-    is then the unbudgeted fit's, 369 MB against 181 MB, of which
-    ``cache_size`` bounds the cache of kernel columns. Below half the
-    examples, a budget of 4,000 costs 0.80 s. Where the support passes
-    half the examples, a budget between them is first run for nothing: on
-    the noisier ``text`` data there (0.52 s and at most 6,381 support
-    vectors without a budget), 5,000 and 6,000 took 2.3 and 3.1 s against
-    1.9 and 2.6 s in the budgeted loop alone, while 7,000 took 0.52 s
-    against 2.9 s (medians of ``random_state`` 0 to 2, one thread).
-
-    On data separable in the feature space with margin ``eps*`` and
-    ``R^2 = max k(x, x)``, the theorems of :class:`MarginPerceptron` hold
-    with these ``R`` and ``eps*``. With a ``budget`` they no longer do:
-    Novikoff's bound counts the progress ``w . u`` made by every update,
-    and a removed support vector takes its share with it, while a merge
-    replaces two by a point whose coefficient is smaller than the sum of
-    theirs (and which is no sample), and a projection keeps only the part
-    of the removed vector's share that its 8 neighbours span. The proof
-    fails for the three strategies, no mistake bound is known for them once
-    the budget is full, and the run may not stop on separable data. What
-    remains is a function of at most ``budget`` vectors. (The Projectron
-    [8]_, which projects a new vector onto the span of the whole support
-    instead of adding it when the part left out is small enough, and adds it
-    otherwise, keeps a mistake bound, with a support that this threshold
-    bounds, not a budget; ``"project"`` projects the vector it removes,
-    whatever that leaves out, and the averaging epoch below projects onto a
-    few vectors of a support that the run has chosen: neither claims a
-    bound.) With ``average=True`` a removed support vector leaves the
-    averaged function too, and a merge replaces the pair in it (a
-    projection hands its share to the neighbours in it) as in the last
-    function; so the mean loses its weight merge after merge, since
-    only the last function is refilled by the updates that follow (on the
-    data of ``benchmarks/bench_kernel_scale.py``, 10,000 examples and a
-    budget of 500, merging scored 0.88 with the last function and 0.74
-    with the mean after 8 epochs).
-
-    Therefore :meth:`fit` with the RBF kernel, when it ends on a full
-    budget and answers with a mean (``average=True``, or ``"auto"`` on a
-    run that the stopping rule or early stopping ended), makes one more
-    epoch, the averaging epoch, on the support as it stands: no vector
-    enters or leaves it, and an example that is no support vector updates
-    with the projection of its kernel function onto the span of its 8
-    nearest support vectors (the largest kernel values), at a cost of
-    ``O(budget)`` to find them. The fit answers with the mean of that
-    epoch's functions, a sum over the same support vectors; with early
-    stopping, only if it scores at least ``best_validation_score_`` on the
-    held-out part, else with the last function. The epoch counts in
-    ``n_updates_``, not in ``n_iter_``. On the data of
-    ``benchmarks/bench_kernel_scale.py`` with a budget of 500, at 10,000
-    and 40,000 examples, merging then scored 0.885 and 0.897 against the
-    last function's 0.878 and 0.887, and removal 0.838 and 0.852 against
-    0.743 and 0.733 (medians of three seeds), merging in fits of 0.12 and
-    0.76 s against 0.10 and 0.70 s.
-
-    :meth:`partial_fit` makes no averaging epoch: with ``average=True`` a
-    stream answers with the mean that the merges or removals left. On
-    40,000 examples of that data in 8 calls of 5,000 (``random_state=0``),
-    merging scored 0.772 with the mean against 0.873 with the last function
-    (``average="auto"``), and removal 0.675 against 0.743; projection, which
-    hands a removed vector's share to its neighbours in the mean as well,
-    0.860 against 0.850.
+    A ``budget`` that the sample exceeds keeps the support vectors
+    themselves, at most ``budget`` rows, and costs ``O(budget *
+    n_features)`` for each example examined, whatever the number of
+    samples. Once it is full the theorems of :class:`MarginPerceptron` no
+    longer hold: a removed, merged or projected support vector takes its
+    share of the progress that Novikoff's bound counts, no mistake bound is
+    known for the three strategies, and the run may not stop on separable
+    data. A fit with the RBF kernel that ends on a full budget and answers
+    with a mean makes one more epoch, the averaging epoch, on the support
+    as it stands: no vector enters or leaves it, an example that is no
+    support vector updates with the projection of its kernel function onto
+    the span of its 8 nearest support vectors, and the fit answers with the
+    mean of that epoch's functions (with early stopping, only if it scores
+    at least ``best_validation_score_``, else with the last function). The
+    epoch counts in ``n_updates_``, not in ``n_iter_``; :meth:`partial_fit`
+    makes none. See :ref:`kernel_budget`.
 
     Labels are mapped to ``-1`` and ``+1``; :meth:`predict` gives
     ``classes_[1]`` on a decision value of exactly 0.
 
-    Kernel values that overflow (a ``"poly"`` or ``"linear"`` kernel on
-    huge inputs, a callable that returns inf) and decision values that
-    overflow stop the compiled loop at once with a ``ValueError`` that
-    names the value and the remedy (scale the input, for example with
-    :class:`~sklearn.preprocessing.StandardScaler`); kernel values that
-    are NaN on finite input (a callable that returns NaN, a ``"poly"``
-    kernel of non-integer ``degree`` on a negative base) stop it with a
-    ``ValueError`` that names the kernel and its parameters. A
-    :meth:`partial_fit` call stopped so leaves the model as it was. With
-    the ``"linear"`` kernel, input whose largest value is below about
-    ``1.5e-154``, whose every product underflows, is refused before any
-    work. A decision value beyond
-    the float range (inf, or NaN from ``inf - inf``) on huge input makes
+    Kernel or decision values beyond the float range, and kernel values
+    that are NaN on finite input, stop the compiled loop at once with a
+    ``ValueError`` that names the value and the remedy, and
     :meth:`decision_function` and :meth:`predict` raise the same error
-    rather than return it or a class from it.
+    rather than return such a value; a :meth:`partial_fit` call stopped so
+    leaves the model as it was.
 
     The decision values are margins in the feature space, not
     probabilities, and the kernel perceptron has no ``predict_proba``: for
