@@ -1222,7 +1222,8 @@ cdef class ColumnCache:
     on two; keeping, 11.1, 11.7 and 13.6 s, and 7.7, 6.5 and 6.3 s; no
     difference at 10,000 examples (2,621 slots). It lasts as long as the run's points, over
     the calls of run_epochs that continue the run (an epoch each, under
-    early stopping), so that a column computed in one epoch is read, not
+    early stopping), and into the second fit of ``refit``, which runs on
+    the same points, so that a column computed in one epoch is read, not
     computed, in the next: the same values (a column has one way to be
     computed).
     """

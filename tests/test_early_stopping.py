@@ -2,6 +2,7 @@
 training part, the validation score, the run it answers with, and when
 KernelPerceptron's "auto" turns it on."""
 
+import collections
 import copy
 import warnings
 from unittest import mock
@@ -17,6 +18,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 import skperc._early_stopping
 from skperc import KernelPerceptron, MarginPerceptron
 from skperc._early_stopping import SETTLED_SHARE, validation_split
+from skperc._kernel_perceptron_fast import ColumnCache
 
 GAMMA = 0.1  # fixed: "scale" would be taken from the whole batch
 # the epochs after the best score that end a run with n_iter_no_change="auto"
@@ -670,6 +672,42 @@ def test_refit_copies_a_warm_model_only_where_early_stopping_may_end_the_run(
         if isinstance(call.args[0], KernelPerceptron)
     ]
     assert bool(copies) == copied
+
+
+def test_refit_computes_each_kernel_column_once_over_its_two_runs():
+    # the second fit runs on the points of the first, and reads from the
+    # first run's cache the columns that run computed, where it computed
+    # them again: the kernel records the point of each column it is called
+    # for, which the last feature numbers
+    X, y = noisy(n_samples=300)
+    numbered = np.hstack([X, np.arange(len(X))[:, None]])
+    calls = collections.Counter()
+
+    def kernel(a, b):
+        calls[int(b[-1])] += 1
+        return np.exp(-GAMMA * np.sum((a[:-1] - b[:-1]) ** 2))
+
+    def columns(**params):
+        calls.clear()
+        params = {"early_stopping": True, **params}
+        model = KernelPerceptron(kernel=kernel, random_state=0, **params)
+        model = fit_quietly(model, numbered, y)
+        return model, {
+            j: count // len(X) for j, count in calls.items() if count >= len(X)
+        }
+
+    refitted, computed = columns(refit=True)
+    _, first = columns()
+    epochs = int(np.argmax(refitted.validation_scores_)) + 1
+    by_hand, second = columns(
+        early_stopping=False, max_iter=epochs, average=True, tol=None
+    )
+    same_model(refitted, by_hand)
+    assert set(first) & set(second)
+    assert set(computed) == set(first) | set(second)
+    assert max(computed.values()) == 1
+    # and the fitted model keeps no cache
+    assert not any(isinstance(value, ColumnCache) for value in vars(refitted).values())
 
 
 def test_refit_says_so_when_verbose(capsys):
