@@ -826,16 +826,8 @@ class KernelPerceptron(BasePerceptron):
 
     Notes
     -----
-    Real data is rarely separable, and then no epoch is free of updates.
-    The stopping rule (``tol``, ``n_iter_no_change``) ends such a run once
-    the function has moved less than ``tol * R`` per unit of update since
-    the first epoch, or since its last fewest sign mistakes, which proves
-    that the (lifted) sample has no separator of margin ``tol * R``,
-    and ``average="auto"`` answers with its averaged function; on a sample
-    separable with a larger margin the run ends separated, with the
-    guarantees of its theorem. On more than 2,000 examples the default
-    stops on the score of a held-out part instead (``early_stopping``). See
-    :ref:`not_separable`.
+    {{stopping_notes}}
+    See :ref:`not_separable`.
 
     Training never forms the Gram matrix: it keeps the decision values of
     the training examples and adds the kernel column of each updated
@@ -1240,7 +1232,7 @@ class KernelPerceptron(BasePerceptron):
         on the whole sample (see ``refit``) and take its fitted attributes,
         but the validation scores and, after the epochs of the best score,
         the first run's stop_reason_."""
-        columns = vars(self).pop("_refit_columns", None)
+        columns = vars(self).pop("_kept_columns", None)
         if start is None or self.validation_scores_ is None:
             return
         scores, best, reason = (
@@ -1259,11 +1251,11 @@ class KernelPerceptron(BasePerceptron):
             # warnings, and fit() itself warns if the second fit ends on
             # max_iter
             warnings.simplefilter("ignore")
-            start.set_params(**params)._first_run_columns = columns
+            start.set_params(**params)._kept_columns = columns
             start.fit(X, y, sample_weight)
         # where the second fit did not run the loop of kernel columns (a
         # budget that binds), it did not take them
-        vars(start).pop("_first_run_columns", None)
+        vars(start).pop("_kept_columns", None)
         own = self.get_params(deep=False)
         vars(self).update(
             (name, value) for name, value in vars(start).items() if name not in own
@@ -1333,7 +1325,7 @@ class KernelPerceptron(BasePerceptron):
         # refit's second fit runs on the points of the first run: it reads
         # the columns that run computed (a column has one way to be
         # computed, so the model is the same bit for bit)
-        cache = vars(self).pop("_first_run_columns", None)
+        cache = vars(self).pop("_kept_columns", None)
         if cache is None or cache.columns.shape != (n_slots, points.shape[0]):
             cache = ColumnCache(n_slots, points.shape[0])
         compute_column = None
@@ -1386,7 +1378,7 @@ class KernelPerceptron(BasePerceptron):
         )
         if split is not None:
             if self.refit:
-                self._refit_columns = cache
+                self._kept_columns = cache
 
             def function_on(work, validation):
                 columns = n_old + validation
