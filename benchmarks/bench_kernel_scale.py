@@ -70,9 +70,10 @@ estimators whose name holds one of its words. ``--margins M ...`` adds the
 unbudgeted KernelPerceptron with ``beta=RelativeThreshold(M)`` for each M
 (the default's margin is 0.25): a larger margin keeps a run on noisy data
 further from the noise, at the price of more updates. ``--refit`` adds
-the unbudgeted KernelPerceptron with ``refit=True``, which fits again on
-the whole sample, the part that early stopping held out included, for the
-epochs of its best validation score. ``--busy N`` keeps N
+the unbudgeted KernelPerceptron with ``refit=False`` and with
+``refit=True``, which fits again on the whole sample, the part that early
+stopping held out included, for the epochs of its best validation score
+(the default, ``"auto"``, does so on at most 5,000 examples). ``--busy N`` keeps N
 other processes computing meanwhile, as on a machine whose cores other work
 keeps busy (where the loop runs an epoch on one thread once its threads lose
 time waiting for each other).
@@ -189,21 +190,20 @@ def estimators(budget, kernel_gamma, margins=(), kernel="rbf", refit=False):
     SVC has none), with the kernel of KERNELS[kernel] and gamma
     kernel_gamma. margins: those of the unbudgeted KernelPerceptrons of a
     RelativeThreshold beside the default; refit: whether the default with
-    refit=True is one of them."""
+    refit=False and with refit=True are among them."""
     params = dict(gamma=kernel_gamma, **KERNELS[kernel])
     return {
         "KernelPerceptron": lambda n_jobs=None, seed=0: KernelPerceptron(
             **params, random_state=seed, n_jobs=n_jobs
         ),
-        **(
-            {
-                "KernelPerceptron refit": lambda n_jobs=None, seed=0: KernelPerceptron(
-                    **params, refit=True, random_state=seed, n_jobs=n_jobs
+        **{
+            f"KernelPerceptron refit={choice}": (
+                lambda n_jobs=None, seed=0, choice=choice: KernelPerceptron(
+                    **params, refit=choice, random_state=seed, n_jobs=n_jobs
                 )
-            }
-            if refit
-            else {}
-        ),
+            )
+            for choice in ((False, True) if refit else ())
+        },
         **{
             f"KernelPerceptron margin {margin:g}": (
                 lambda n_jobs=None, seed=0, margin=margin: KernelPerceptron(

@@ -79,8 +79,8 @@ fig.tight_layout()
 
 # %%
 # With a few percent of the unbudgeted perceptron's support vectors,
-# merging stays within a few points of its accuracy (2.3 to 7.1 here),
-# projecting within 2.3 to 14.8, while removal loses 7.4 to 22.4: removing
+# merging stays within a few points of its accuracy (3.1 to 7.9 here),
+# projecting within 3.1 to 15.6, while removal loses 8.2 to 23.2: removing
 # the oldest vector throws away what the function learned first, a merged
 # point carries the weight of the two it replaces, and a projection hands
 # that weight to the neighbours that span most of it. Merging needs the RBF

@@ -139,7 +139,9 @@ for beta in [0.0, 1.0, "scale", "power"]:
 # :class:`~skperc.KernelPerceptron` with ``refit=True`` fits again on the
 # whole sample, the held-out part included, for the epochs of its best
 # validation score. It reads from the first run's cache the kernel columns
-# that run kept, so that it takes less time than the first.
+# that run kept, so that it takes less time than the first; the default,
+# ``refit="auto"``, makes it on samples of at most 5,000 examples, where
+# that cache holds a column of every example.
 for n in [3_000, 6_000]:
     for refit in [False, True]:
         clf = KernelPerceptron(refit=refit, random_state=0)

@@ -97,7 +97,11 @@ def test_the_answer_is_the_run_on_the_training_part_at_its_best_epoch(
         gamma=GAMMA, average=True, random_state=seed, record_updates=True, **budget
     )
     stopped = fit_quietly(
-        KernelPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
+        KernelPerceptron(
+            early_stopping=True, n_iter_no_change=3, refit=False, **params
+        ),
+        X,
+        y,
     )
     train, validation = split(y, 0.1, seed)
     best = int(np.argmax(stopped.validation_scores_)) + 1
@@ -212,6 +216,7 @@ def test_the_answer_scores_the_best_validation_score(budget, seed):
             gamma=GAMMA,
             early_stopping=True,
             validation_fraction=0.2,
+            refit=False,
             random_state=seed,
             **budget,
         ),
@@ -299,7 +304,8 @@ def test_a_noisy_run_ends_when_its_answer_settles_or_its_score_stalls():
         weight = np.where(np.random.RandomState(seed).rand(len(y)) < 0.1, 10.0, 1.0)
         with warnings.catch_warnings():
             warnings.simplefilter("error", ConvergenceWarning)
-            model = KernelPerceptron(gamma=GAMMA, random_state=seed)
+            # the run itself: refit="auto" would fit 2,500 examples again
+            model = KernelPerceptron(gamma=GAMMA, refit=False, random_state=seed)
             model.fit(X, y, sample_weight=weight)
         assert model.stop_reason_ == "no_improvement"
         assert not model.converged_
@@ -351,6 +357,7 @@ def test_the_default_patience_under_a_budget_follows_the_strategy(
                 budget_strategy=strategy,
                 early_stopping=True,
                 n_iter_no_change=n_iter_no_change,
+                refit=False,
                 random_state=seed,
             )
             with warnings.catch_warnings():
@@ -400,6 +407,7 @@ def test_running_out_of_epochs_warns_and_answers_with_the_best():
         early_stopping=True,
         max_iter=2,
         n_iter_no_change=5,
+        refit=False,
         random_state=0,
     )
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
@@ -573,7 +581,7 @@ def test_refit_is_a_fit_of_the_whole_sample_for_the_epochs_of_the_best_score(
     X, y = noisy(n_classes=n_classes, random_state=seed)
     X = INPUTS[form](X)
     params = dict(gamma=GAMMA, early_stopping=True, random_state=seed, **budget)
-    stopped = fit_quietly(KernelPerceptron(**params), X, y)
+    stopped = fit_quietly(KernelPerceptron(refit=False, **params), X, y)
     assert not stopped.converged_ and stopped.stop_reason_ == "no_improvement"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -609,6 +617,30 @@ def test_refit_after_a_separated_training_part_fits_the_whole_sample_to_separati
     same_model(refitted, expected)
     assert refitted.converged_ and refitted.stop_reason_ == "separated"
     assert refitted.margin_[0] > 0
+
+
+@pytest.mark.parametrize(
+    "n_samples, budget, refits",
+    [
+        (2_500, None, True),
+        (5_000, None, True),
+        (5_001, None, False),
+        # a budget that binds: the second fit would be a whole budgeted fit
+        (2_500, 40, False),
+        # a budget that the support stays below changes nothing
+        (2_500, 2_400, True),
+    ],
+)
+def test_refit_auto_fits_again_samples_of_at_most_5000_that_no_budget_binds(
+    n_samples, budget, refits
+):
+    X, y = noisy(n_samples=n_samples)
+    params = dict(gamma=GAMMA, budget=budget, random_state=0)
+    default = fit_quietly(KernelPerceptron(**params), X, y)
+    same_model(default, fit_quietly(KernelPerceptron(refit=refits, **params), X, y))
+    other = fit_quietly(KernelPerceptron(refit=not refits, **params), X, y)
+    assert default.n_updates_.sum() != other.n_updates_.sum()
+    assert default.validation_scores_ == other.validation_scores_
 
 
 @pytest.mark.parametrize(

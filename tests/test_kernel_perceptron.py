@@ -723,6 +723,7 @@ def test_early_stopping_computes_each_column_once(monkeypatch):
         kernel=lambda x, z: np.exp(-0.5 * np.sum((x - z) ** 2)),
         early_stopping=True,
         n_iter_no_change=8,
+        refit=False,
         random_state=0,
     ).fit(X, y)
     assert estimator.n_iter_ >= 9
