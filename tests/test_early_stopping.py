@@ -708,7 +708,7 @@ def test_refit_copies_a_warm_model_only_where_early_stopping_may_end_the_run(
 
 def test_refit_computes_each_kernel_column_once_over_its_two_runs():
     # the second fit runs on the points of the first, and reads from the
-    # first run's cache the columns that run computed, where it computed
+    # first run's cache the columns that run computed rather than computing
     # them again: the kernel records the point of each column it is called
     # for, which the last feature numbers
     X, y = noisy(n_samples=300)
