@@ -15,6 +15,12 @@ def check_validation_split(codes, validation_fraction):
     validation_split(codes, validation_fraction, random_state=0)
 
 
+def may_split(early_stopping, auto_splits):
+    """Whether a fit with ``early_stopping`` splits its sample, where the
+    split can be made: True always, "auto" where ``auto_splits`` holds."""
+    return bool(early_stopping) and (early_stopping != "auto" or auto_splits)
+
+
 def early_stopping_split(
     early_stopping, auto_splits, codes, validation_fraction, random_state
 ):
@@ -23,7 +29,7 @@ def early_stopping_split(
     training data. True splits, or raises if the stratified split cannot be
     made; "auto" splits where ``auto_splits`` holds and the split can be
     made (not with a class of one example, say); False does not split."""
-    if not early_stopping or (early_stopping == "auto" and not auto_splits):
+    if not may_split(early_stopping, auto_splits):
         return None
     try:
         return validation_split(codes, validation_fraction, random_state)

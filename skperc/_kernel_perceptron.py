@@ -34,6 +34,7 @@ from ._early_stopping import (
     early_stopping_split,
     effective_size,
     epochs_until_stalled,
+    may_split,
     predicted_codes,
     weighted_accuracy,
     weighted_share,
@@ -689,19 +690,26 @@ class KernelPerceptron(BasePerceptron):
     {{average_auto}}
 
     budget : int, default=None
-        The largest number of support vectors. When an example that is not
-        a support vector must update and ``budget`` are held, one is made
-        free first, by ``budget_strategy``. ``None`` means no limit. A
-        budget of at least half the examples that the support stays below
-        changes nothing: the fit is the one without it, to the bit. See the
-        Notes for its cost and for what it does to the guarantees. Without
-        a budget each update computes a kernel column over the whole
-        sample, and on noisy data the support grows with the sample: on the
-        data of ``benchmarks/bench_kernel_scale.py`` the fit took 80 s on
-        one thread at 200,000 examples (55,871 support vectors) and had
-        not finished after 45 minutes on two at 1,000,000, where a budget of
-        500 fitted in 13 s on one (the user guide compares both with SVC
-        and Nystroem).
+        The largest number of support vectors. When an example that is not a
+        support vector must update and ``budget`` are held, one is made free
+        first, by ``budget_strategy``. ``None`` means no limit. A budget of at
+        least half the examples that the support stays below changes nothing:
+        the fit is the one without it, to the bit. Any other budget binds the
+        fit (or the call of :meth:`partial_fit`) with the ``"linear"``,
+        ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, which run the budgeted
+        loop: it holds the support vectors themselves, and the defaults of
+        ``beta``, ``early_stopping``, ``n_iter_no_change`` and ``refit`` change
+        with it. With the other kernels a budget removes the oldest support
+        vector in the loop of kernel columns, each update a column over the
+        sample as without it, and those defaults stay those of a fit without a
+        budget. See the Notes for its cost and for what it does to the
+        guarantees. Without a budget each update computes a kernel column over
+        the whole sample, and on noisy data the support grows with the sample:
+        on the data of ``benchmarks/bench_kernel_scale.py`` the fit took 80 s
+        on one thread at 200,000 examples (55,871 support vectors) and had not
+        finished after 45 minutes on two at 1,000,000, where a budget of 500
+        fitted in 13 s on one (the user guide compares both with SVC and
+        Nystroem).
 
     budget_strategy : {"auto", "merge", "project", "remove"}, default="auto"
         How a full budget makes room. ``"auto"`` takes the one of the three
@@ -865,7 +873,7 @@ class KernelPerceptron(BasePerceptron):
     :ref:`kernel_perceptron` says how each step runs, and what it costs on
     the data of ``benchmarks/bench_kernel_scale.py``.
 
-    A ``budget`` that the sample exceeds keeps the support vectors
+    A ``budget`` that binds (see ``budget``) keeps the support vectors
     themselves, at most ``budget`` rows, and costs ``O(budget *
     n_features)`` for each example examined, whatever the number of
     samples. Once it is full the theorems of :class:`MarginPerceptron` no
@@ -1235,16 +1243,14 @@ class KernelPerceptron(BasePerceptron):
         from: a copy of this one, which continues the same run as the first
         fit when ``warm``, else a new one; None where early stopping cannot
         end the run (no second fit would use the copy)."""
-        unsplit = (
-            self.early_stopping == "auto"
-            and n_samples <= AUTO_SPLIT_SAMPLES
-            # a budget that binds splits any sample (_validation_split)
-            and self.budget is None
-        )
         refits = (
             n_samples <= _AUTO_REFIT_SAMPLES if self.refit == "auto" else self.refit
         )
-        if not refits or self.early_stopping is False or unsplit:
+        # any budget may bind, and a budget that binds splits any sample
+        splits = may_split(
+            self.early_stopping, self._auto_splits(n_samples, self.budget is not None)
+        )
+        if not (refits and splits):
             return None
         return copy.deepcopy(self) if warm else clone(self)
 
@@ -1490,11 +1496,18 @@ class KernelPerceptron(BasePerceptron):
             # examples, medians of random_state 0 to 2). refit=True takes
             # the tenth back once the score has chosen the epochs (0.8315
             # and 0.9169 on the two sets).
-            len(codes) > AUTO_SPLIT_SAMPLES or budget_binds,
+            self._auto_splits(len(codes), budget_binds),
             codes,
             self.validation_fraction,
             self.random_state,
         )
+
+    @staticmethod
+    def _auto_splits(n_samples, budget_binds):
+        """Whether early_stopping="auto" splits a sample of ``n_samples``
+        examples, in the budgeted loop (``budget_binds``) or the loop of
+        kernel columns (see _validation_split)."""
+        return n_samples > AUTO_SPLIT_SAMPLES or budget_binds
 
     def _check_kernel_failure(self, failure, *points):
         """Raise for the value that was not finite in a call of the loop on

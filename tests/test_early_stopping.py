@@ -620,22 +620,26 @@ def test_refit_after_a_separated_training_part_fits_the_whole_sample_to_separati
 
 
 @pytest.mark.parametrize(
-    "n_samples, budget, refits",
+    "n_samples, kernel, budget, refits",
     [
-        (2_500, None, True),
-        (5_000, None, True),
-        (5_001, None, False),
-        # a budget that binds: the second fit would be a whole budgeted fit
-        (2_500, 40, False),
+        (2_500, "rbf", None, True),
+        (5_000, "rbf", None, True),
+        (5_001, "rbf", None, False),
+        # a budget that binds: the second fit would be a whole budgeted fit,
+        # whether the support fills it or not (less than half the examples)
+        (2_500, "rbf", 40, False),
+        (2_500, "rbf", 1_200, False),
         # a budget that the support stays below changes nothing
-        (2_500, 2_400, True),
+        (2_500, "rbf", 2_400, True),
+        # nor does one of the loop of kernel columns, which removes
+        (2_500, "laplacian", 40, True),
     ],
 )
 def test_refit_auto_fits_again_samples_of_at_most_5000_that_no_budget_binds(
-    n_samples, budget, refits
+    n_samples, kernel, budget, refits
 ):
     X, y = noisy(n_samples=n_samples)
-    params = dict(gamma=GAMMA, budget=budget, random_state=0)
+    params = dict(gamma=GAMMA, kernel=kernel, budget=budget, random_state=0)
     default = fit_quietly(KernelPerceptron(**params), X, y)
     same_model(default, fit_quietly(KernelPerceptron(refit=refits, **params), X, y))
     other = fit_quietly(KernelPerceptron(refit=not refits, **params), X, y)

@@ -836,6 +836,27 @@ def test_auto_beta_is_a_margin_of_one_when_the_budget_binds(strategy, online):
     )
 
 
+@pytest.mark.parametrize("kernel", ["laplacian", "chi2", "precomputed"])
+def test_a_budget_of_the_loop_of_kernel_columns_changes_no_default(kernel):
+    """The kernels that the budgeted loop does not compute remove the oldest
+    support vector in the loop of kernel columns, with the defaults of a
+    fit without a budget: the margin of 0.25 and the stopping rule on the
+    training data of a small sample."""
+    X, y = noisy_sample(n_samples=200, random_state=5)
+    X = np.abs(X)  # chi2 takes values >= 0
+    if kernel == "precomputed":
+        X = rbf_kernel(X, gamma=0.5)
+    params = dict(kernel=kernel, gamma=0.5, budget=10, random_state=0)
+    auto = KernelPerceptron(**params).fit(X, y)
+    assert len(auto.support_) == 10
+    assert auto.validation_scores_ is None
+    quarter = KernelPerceptron(beta=RelativeThreshold(0.25), **params).fit(X, y)
+    one = KernelPerceptron(beta=RelativeThreshold(1.0), **params).fit(X, y)
+    assert_array_equal(auto.dual_coef_, quarter.dual_coef_)
+    assert_array_equal(auto.n_updates_, quarter.n_updates_)
+    assert not np.array_equal(auto.n_updates_, one.n_updates_)
+
+
 def test_a_pass_of_chunks_of_word_rows_is_one_epoch_of_fit():
     """The budgeted loop holds a merged vector as a scale times a row, and
     the run carries both from call to call, on the features that each call
