@@ -660,28 +660,28 @@ class KernelPerceptron(BasePerceptron):
     {{validation_fraction}}
 
     refit : bool or "auto", default="auto"
-        Whether :meth:`fit`, once early stopping has ended its run, fits
-        again on the whole sample, the held-out part included, and answers
-        with that second fit: for as many epochs as the run took to its best
-        validation score, answering with the mean of its functions (as
-        ``average=True``), or, where the run separated its training part,
-        until the whole sample is separated (as ``early_stopping=False``).
-        Early stopping trains on ``1 - validation_fraction`` of the sample;
-        where the accuracy still grows with the sample, the held-out
-        examples are worth a second fit, which takes at most about the time
-        of the first: it reads from the first run's cache the kernel columns
-        that run kept (see "Large samples: early stopping" in the user
-        guide). The second fit continues the same previous run as the first
-        under ``warm_start=True``. ``validation_scores_`` and
-        ``best_validation_score_`` stay those of the run that chose the
-        epochs, and so does ``stop_reason_`` where the second fit ran them
-        all; the other fitted attributes are the second fit's. Not used
-        without early stopping, nor by :meth:`partial_fit`. ``"auto"`` fits
-        again on samples of at most 5,000 examples that no ``budget`` binds:
-        there the default ``cache_size`` holds the column of every example,
-        and on the data of ``benchmarks/bench_kernel_scale.py`` the second
-        fit gained 0.12 to 0.71 point for 20 to 60% more time; on larger
-        samples it takes half to all of the first fit's time again.
+        Whether :meth:`fit`, once early stopping has ended its run, fits again
+        on the whole sample, the held-out part included, and answers with that
+        second fit: for as many epochs as the run took to its best validation
+        score, answering with the mean of its functions (as ``average=True``;
+        with ``average=False``, with the last function), or, where the run
+        separated its training part, until the whole sample is separated (as
+        ``early_stopping=False``). Early stopping trains on
+        ``1 - validation_fraction`` of the sample; where the accuracy still grows
+        with the sample, the held-out examples are worth a second fit, which
+        takes at most about the time of the first: it reads from the first
+        run's cache the kernel columns that run kept (see "Large samples: early
+        stopping" in the user guide). The second fit continues the same
+        previous run as the first under ``warm_start=True``.
+        ``validation_scores_`` and ``best_validation_score_`` stay those of the
+        run that chose the epochs, and so does ``stop_reason_`` where the
+        second fit ran them all; the other fitted attributes are the second
+        fit's. Not used without early stopping, nor by :meth:`partial_fit`.
+        ``"auto"`` fits again on samples of at most 5,000 examples that no
+        ``budget`` binds: there the default ``cache_size`` holds the column of
+        every example, and on the data of ``benchmarks/bench_kernel_scale.py``
+        the second fit gained 0.12 to 0.71 point for 20 to 60% more time; on
+        larger samples it takes half to all of the first fit's time again.
 
     {{shuffle}}
 
@@ -1276,7 +1276,10 @@ class KernelPerceptron(BasePerceptron):
         params = dict(refit=False, early_stopping=False, verbose=0)
         if not self.converged_:
             epochs = int(np.argmax(scores)) + 1
-            params.update(max_iter=epochs, average=True, tol=None)
+            # the mean, as "auto" answers a run that early stopping ended;
+            # average=False keeps the last function (and its run, which
+            # warm_start continues, keeps no averaging sums)
+            params.update(max_iter=epochs, average=bool(self.average), tol=None)
         with warnings.catch_warnings():
             # the first run, on the same data, has raised the data's
             # warnings, and fit() itself warns if the second fit ends on

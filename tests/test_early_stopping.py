@@ -660,10 +660,19 @@ def test_refit_without_early_stopping_changes_nothing(n_samples, early_stopping)
     assert refitted.validation_scores_ is None
 
 
-def test_refit_continues_the_run_that_warm_start_continues():
+@pytest.mark.parametrize("average", ["auto", True, False])
+def test_refit_continues_the_run_that_warm_start_continues(average):
+    # average=False answers with the last function, and its run keeps no
+    # averaging sums for the second fit to continue
     X, y = noisy(n_samples=600)
     first, second = (X[:300], y[:300]), (X[300:], y[300:])
-    params = dict(gamma=GAMMA, early_stopping=True, warm_start=True, random_state=0)
+    params = dict(
+        gamma=GAMMA,
+        early_stopping=True,
+        warm_start=True,
+        average=average,
+        random_state=0,
+    )
     model = fit_quietly(KernelPerceptron(refit=True, **params), *first)
     before = copy.deepcopy(model)
     fit_quietly(model, *second)
@@ -672,12 +681,28 @@ def test_refit_continues_the_run_that_warm_start_continues():
         refit=False,
         early_stopping=False,
         max_iter=int(np.argmax(stopped.validation_scores_)) + 1,
-        average=True,
+        average=average is not False,
         tol=None,
     )
     same_model(model, fit_quietly(by_hand, *second))
     # the update counts go on from the first call's
     assert (model.n_updates_ > before.n_updates_).all()
+
+
+def test_refit_answers_with_the_last_function_under_average_false():
+    X, y = noisy(n_samples=600)
+    params = dict(gamma=GAMMA, early_stopping=True, average=False, random_state=0)
+    stopped = fit_quietly(KernelPerceptron(refit=False, **params), X, y)
+    refitted = fit_quietly(KernelPerceptron(refit=True, **params), X, y)
+    by_hand = dict(
+        params,
+        early_stopping=False,
+        max_iter=int(np.argmax(stopped.validation_scores_)) + 1,
+        tol=None,
+    )
+    same_model(refitted, fit_quietly(KernelPerceptron(**by_hand), X, y))
+    averaged = fit_quietly(KernelPerceptron(**{**by_hand, "average": True}), X, y)
+    assert not np.array_equal(refitted.dual_coef_, averaged.dual_coef_)
 
 
 @pytest.mark.parametrize(
