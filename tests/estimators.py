@@ -63,6 +63,9 @@ ESTIMATORS = [
     # the checks' smallest samples need a validation set of 3 classes
     KernelPerceptron(early_stopping=True, validation_fraction=0.5),
     KernelPerceptron(early_stopping=True, validation_fraction=0.5, refit=True),
+    KernelPerceptron(
+        early_stopping=True, validation_fraction=0.5, refit=True, average=False
+    ),
     # Without C the sample must be separable, and the checks' random samples
     # are not: the hard version is tested in test_linear_program.py.
     LinearProgramClassifier(C=1.0),

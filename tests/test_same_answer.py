@@ -591,6 +591,35 @@ def test_pickled_partial_fit_continues_the_same_run(estimator):
     assert_same_model(copy, original, X_test)
 
 
+# A precomputed kernel refuses warm_start (test_kernel_perceptron.py).
+WARM = [
+    e
+    for e in ESTIMATORS
+    if "warm_start" in e.get_params() and not get_tags(e).input_tags.pairwise
+]
+
+
+@pytest.mark.parametrize("start", ["fit", "partial_fit"])
+@pytest.mark.parametrize("estimator", WARM, ids=_ids(WARM))
+def test_a_pickled_warm_fit_continues_the_same_run(estimator, start):
+    # a warm fit continues the run of a fit or of a partial_fit call (made
+    # without refit's second fit, with averaging sums only where its own
+    # average asks for them)
+    if not hasattr(estimator, start):
+        pytest.skip(f"{type(estimator).__name__} has no {start}")
+    X, X_test, y = _inputs(estimator)
+    estimator = clone(estimator).set_params(warm_start=True)
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=0)
+    original = {"fit": _fit, "partial_fit": _partial_fit}[start](
+        estimator, X[:60], y[:60]
+    )
+    copy = pickle.loads(pickle.dumps(original))
+    _fit(original, X, y)
+    _fit(copy, X, y)
+    assert_same_model(copy, original, X_test)
+
+
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
 def test_clone_of_a_fitted_estimator_is_unfitted(estimator):
     X, _, y = _inputs(estimator)
