@@ -694,22 +694,22 @@ class KernelPerceptron(BasePerceptron):
         support vector must update and ``budget`` are held, one is made free
         first, by ``budget_strategy``. ``None`` means no limit. A budget of at
         least half the examples that the support stays below changes nothing:
-        the fit is the one without it, to the bit. Any other budget binds the
-        fit (or the call of :meth:`partial_fit`) with the ``"linear"``,
-        ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels, which run the budgeted
-        loop: it holds the support vectors themselves, and the defaults of
+        the fit is the one without it, to the bit. With the ``"linear"``,
+        ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels any other budget binds
+        the fit (or the call of :meth:`partial_fit`): it runs the budgeted
+        loop, which holds the support vectors themselves, and the defaults of
         ``beta``, ``early_stopping``, ``n_iter_no_change`` and ``refit`` change
-        with it. With the other kernels a budget removes the oldest support
-        vector in the loop of kernel columns, each update a column over the
-        sample as without it, and those defaults stay those of a fit without a
-        budget. See the Notes for its cost and for what it does to the
-        guarantees. Without a budget each update computes a kernel column over
-        the whole sample, and on noisy data the support grows with the sample:
-        on the data of ``benchmarks/bench_kernel_scale.py`` the fit took 80 s
-        on one thread at 200,000 examples (55,871 support vectors) and had not
-        finished after 45 minutes on two at 1,000,000, where a budget of 500
-        fitted in 13 s on one (the user guide compares both with SVC and
-        Nystroem).
+        with it. With the other kernels a budget binds no fit: it removes the
+        oldest support vector in the loop of kernel columns, each update a
+        column over the sample as without it, and those defaults stay those of
+        a fit without a budget. See the Notes for its cost and for what it does
+        to the guarantees. Without a budget each update computes a kernel
+        column over the whole sample, and on noisy data the support grows with
+        the sample: on the data of ``benchmarks/bench_kernel_scale.py`` the fit
+        took 80 s on one thread at 200,000 examples (55,871 support vectors)
+        and had not finished after 45 minutes on two at 1,000,000, where a
+        budget of 500 fitted in 13 s on one (the user guide compares both with
+        SVC and Nystroem).
 
     budget_strategy : {"auto", "merge", "project", "remove"}, default="auto"
         How a full budget makes room. ``"auto"`` takes the one of the three
