@@ -1246,10 +1246,10 @@ class KernelPerceptron(BasePerceptron):
         refits = (
             n_samples <= _AUTO_REFIT_SAMPLES if self.refit == "auto" else self.refit
         )
-        # any budget may bind, and a budget that binds splits any sample
-        splits = may_split(
-            self.early_stopping, self._auto_splits(n_samples, self.budget is not None)
-        )
+        # a budget of the budgeted loop's kernels may bind (see budget), and
+        # one that binds splits any sample
+        may_bind = self.budget is not None and self._on_features()
+        splits = may_split(self.early_stopping, self._auto_splits(n_samples, may_bind))
         if not (refits and splits):
             return None
         return copy.deepcopy(self) if warm else clone(self)

@@ -706,11 +706,19 @@ def test_refit_answers_with_the_last_function_under_average_false():
 
 
 @pytest.mark.parametrize(
-    "n_samples, early_stopping, copied",
-    [(300, "auto", False), (300, True, True), (2500, "auto", True)],
+    "n_samples, early_stopping, kernel, budget, copied",
+    [
+        (300, "auto", "rbf", None, False),
+        (300, True, "rbf", None, True),
+        (2500, "auto", "rbf", None, True),
+        # "auto" splits any sample that a budget binds
+        (300, "auto", "rbf", 20, True),
+        # which with this kernel none does
+        (300, "auto", "laplacian", 20, False),
+    ],
 )
 def test_refit_copies_a_warm_model_only_where_early_stopping_may_end_the_run(
-    n_samples, early_stopping, copied
+    n_samples, early_stopping, kernel, budget, copied
 ):
     # the second fit continues a copy of the model as it stood before the
     # run: a deep copy of every fitted array, made for nothing where "auto"
@@ -718,6 +726,8 @@ def test_refit_copies_a_warm_model_only_where_early_stopping_may_end_the_run(
     X, y = noisy(n_samples=n_samples)
     model = KernelPerceptron(
         gamma=GAMMA,
+        kernel=kernel,
+        budget=budget,
         early_stopping=early_stopping,
         refit=True,
         warm_start=True,
