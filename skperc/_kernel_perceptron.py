@@ -1246,10 +1246,10 @@ class KernelPerceptron(BasePerceptron):
         refits = (
             n_samples <= _AUTO_REFIT_SAMPLES if self.refit == "auto" else self.refit
         )
-        # a budget of the budgeted loop's kernels may bind (see budget), and
-        # one that binds splits any sample
-        may_bind = self.budget is not None and self._on_features()
-        splits = may_split(self.early_stopping, self._auto_splits(n_samples, may_bind))
+        # a budget that binds splits any sample
+        splits = may_split(
+            self.early_stopping, self._auto_splits(n_samples, self._budget_may_bind())
+        )
         if not (refits and splits):
             return None
         return copy.deepcopy(self) if warm else clone(self)
@@ -1713,10 +1713,13 @@ class KernelPerceptron(BasePerceptron):
         far and the batch may exceed, with a kernel that it computes (it
         runs unless _tries_without_budget and the support stays below it)."""
         return (
-            self.budget is not None
-            and self._on_features()
-            and self.budget < len(self._run.index) + X.shape[0]
+            self._budget_may_bind() and self.budget < len(self._run.index) + X.shape[0]
         )
+
+    def _budget_may_bind(self):
+        """Whether ``budget`` may bind a fit, whatever its sample: a budget
+        with a kernel of the budgeted loop (see ``budget``)."""
+        return self.budget is not None and self._on_features()
 
     def _tries_without_budget(self, X):
         """Whether a fit on X that the budget may bind runs first as
