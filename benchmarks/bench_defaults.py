@@ -47,7 +47,11 @@ where SVC takes 20 ms or more, and at least its accuracy - 0.01.
 the stopping rule on the training data alone, against ``Perceptron()``;
 ``linear_sgd`` the table of ``MarginPerceptron()`` against
 ``SGDClassifier()``, the estimator a user of large sparse data would pick
-otherwise (no targets); ``mixing`` the table of
+otherwise (no targets), and with ``--margins M ...`` one more such table
+for each ``M``, of ``MarginPerceptron(beta=RelativeThreshold(M))``: the
+beta-perceptron with ``beta = M R^2``, whose margin keeps a run on noisy
+data further from the noise (the default, ``beta=0``, is Rosenblatt's
+perceptron); ``mixing`` the table of
 ``ParameterMixingClassifier(MarginPerceptron(), n_shards=2)``, two shards
 on threads, against ``MarginPerceptron()`` on one core, and
 ``mixing_rule`` the same with ``early_stopping=False`` on both (no
@@ -65,6 +69,7 @@ Run from the repository root::
 
     python benchmarks/bench_defaults.py [--repeat 3] [--sets digits ...]
         [--estimators linear linear_rule linear_sgd kernel ...]
+        [--margins 0.25 1.0]
     python benchmarks/bench_defaults.py --grid [--repeat 3]
 """
 
@@ -85,6 +90,7 @@ from sklearn.svm import SVC
 
 from skperc import KernelPerceptron, MarginMLPClassifier, MarginPerceptron
 from skperc.distributed import ParameterMixingClassifier
+from skperc.schedules import RelativeThreshold
 
 LINEAR_TIME_RATIO = 1.5
 LINEAR_ACCURACY_GAP = 0.005
@@ -243,7 +249,7 @@ def capped(data, kernel_rows):
     return capped_data, f" ({kernel_rows // 1000}k rows)"
 
 
-def run_tables(names, estimators, repeat, kernel_rows):
+def run_tables(names, estimators, repeat, kernel_rows, margins=()):
     data = {name: split(name) for name in names}
     if "linear" in estimators:
         run_linear(names, data, repeat)
@@ -251,6 +257,14 @@ def run_tables(names, estimators, repeat, kernel_rows):
         run_linear(names, data, repeat, early_stopping=False)
     if "linear_sgd" in estimators:
         run_linear(names, data, repeat, reference=SGDClassifier)
+        for margin in margins:
+            run_linear(
+                names,
+                data,
+                repeat,
+                reference=SGDClassifier,
+                beta=RelativeThreshold(margin),
+            )
     if "kernel" in estimators:
         run_kernel(names, data, repeat, kernel_rows)
     if "kernel_early_stopping" in estimators:
@@ -434,6 +448,14 @@ def main():
         "early_stopping=False)",
     )
     parser.add_argument(
+        "--margins",
+        type=float,
+        nargs="+",
+        default=[],
+        help="with linear_sgd, the table of MarginPerceptron(beta="
+        "RelativeThreshold(M)) against SGDClassifier() for each M",
+    )
+    parser.add_argument(
         "--grid", action="store_true", help="time the README's grid search instead"
     )
     args = parser.parse_args()
@@ -450,6 +472,7 @@ def main():
             args.estimators,
             args.repeat,
             args.kernel_rows,
+            args.margins,
         )
 
 
