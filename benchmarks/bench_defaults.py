@@ -459,6 +459,8 @@ def main():
         "--grid", action="store_true", help="time the README's grid search instead"
     )
     args = parser.parse_args()
+    if args.margins and "linear_sgd" not in args.estimators:
+        parser.error("--margins adds tables to linear_sgd: add it to --estimators")
     print(
         f"median of {args.repeat} measurements (fits shorter than "
         f"{MEASURE_SECONDS} s: the mean of as many as fill them); "

@@ -297,9 +297,10 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         coordinate, see ``intercept_scaling``) and ``eps*`` the largest
         margin of a separating hyperplane through the origin.
         On a large noisy sample a margin keeps the run off the noise:
-        ``RelativeThreshold(0.5)`` gains 2 points of accuracy on 500,000
-        rows of word counts, but costs epochs on a small sample (see "When
-        the data is not separable" in the user guide).
+        :class:`~skperc.schedules.RelativeThreshold` ``(0.5)`` gains 2
+        points of accuracy on 500,000 rows of word counts, but costs
+        epochs on a small sample (see "When the data is not separable" in
+        the user guide).
 
     {{alpha}}
 
