@@ -603,59 +603,47 @@ class KernelPerceptron(BasePerceptron):
         The number of epochs without fewer sign mistakes that the stopping
         rule waits for, and with early stopping, the number after the best
         validation score. ``"auto"`` is 5, scikit-learn's default, except
-        for early stopping in a fit that ``budget`` binds, where it is 2
-        unless ``budget_strategy="project"``: under a full budget the
-        validation score of the last function wanders from epoch to epoch,
-        while the fit answers with the mean of one more epoch on the support
-        that the best score chose, whose accuracy depends little on the
-        epoch (merging on the data of ``benchmarks/bench_kernel_scale.py``,
-        budget 500: the same test accuracy, medians of five seeds, and 0.42
-        instead of 1.05 s at 40,000 examples). Projection lost 0.2 to 1.1
-        points there with 2, and waits 5. In a fit that a budget that
-        merges or removes binds, whatever the patience, only a score that
-        beats the best by more than the best's standard error on the
-        validation part, ``sqrt(p (1 - p) / n)``, starts the wait again,
-        though a smaller gain still becomes the best: on that data, the same
-        accuracy in 0.55 to 0.94 of the time (projection, whose score
-        creeps up, lost up to a point so, and counts from the best).
+        for early stopping in a fit that a ``budget`` that merges or removes
+        binds, where it is 2: under a full budget the validation score of
+        the last function wanders from epoch to epoch, while the fit answers
+        with the mean of one more epoch on the support that the best score
+        chose, whose accuracy depends little on the epoch. In such a fit,
+        whatever the patience, only a score that beats the best by more than
+        the best's standard error on the validation part,
+        ``sqrt(p (1 - p) / n)``, starts the wait again, though a smaller gain
+        still becomes the best. Projection, whose score creeps up, waits 5
+        from the best (see :ref:`kernel_budget_measured`).
 
     early_stopping : bool or "auto", default="auto"
         Whether :meth:`fit` sets aside a stratified ``validation_fraction``
         of the training data and trains on the rest, scoring after each
         epoch the function it would answer with (see ``average``) on the
-        part set aside. The run stops at an epoch without updates,
+        part set aside; the score replaces the stopping rule on the training
+        data (``tol``), and the run answers as it stood at its best score
+        (``validation_scores_``). The run stops at an epoch without updates,
         ``n_iter_no_change`` epochs after its best score (in a fit that a
         budget that merges or removes binds, after its last clear gain: see
         ``n_iter_no_change``), or, in a fit that no budget binds, at an
-        epoch that changes the class that function gives to
-        at most 0.25% of the training part: its answer has settled (on the
-        clusters of ``benchmarks/bench_kernel_scale.py``, 10,000 examples,
-        after 7 to 11 epochs instead of 8 to 20, where the score would have
-        gained at most 4 of the 1,000 held-out examples). In a fit that no
-        budget binds, neither of the last two ends a run while its best
-        score is 1: a held-out part classified without a mistake is no sign
-        of noise. The run answers as it stood at the best score
-        (``validation_scores_``); the score replaces the stopping rule on
-        the training data (``tol``).
-        ``"auto"`` turns it on for samples of more than 2,000 examples
-        (a held-out part of more than 200):
-        with the RBF kernel every sample of distinct points is separable,
-        label noise included, so the rule on the training data lets a run
-        learn the noise, and on a large sample each of its epochs costs
-        ``n`` kernel values per update. A run that early stopping ends has
-        not separated its training data (``converged_=False``,
-        ``stop_reason_="no_improvement"``) and the theorems of its
-        threshold do not apply to it: ``early_stopping=False`` runs to
-        separation. ``"auto"`` also turns it on for a sample that the
-        ``budget`` binds, at any size: there the theorems do not hold
-        anyway, and the last function keeps moving under a full budget, so
-        that the rule on the training data runs many epochs for nothing
-        (on the data of ``benchmarks/bench_kernel_scale.py``, 10,000
-        examples and a budget of 500, ``random_state=0``: 55 epochs and
-        0.877 accuracy against 7 epochs and 0.886). Used by :meth:`fit`
+        epoch that changes the class its answer gives to at most 0.25% of
+        the training part: the answer has settled. In a fit that no budget
+        binds, neither of the last two ends a run while its best score is
+        1: a held-out part classified without a mistake is no sign of noise.
+        ``"auto"`` turns it on for samples of more than 2,000 examples (a
+        held-out part of more than 200): with the RBF kernel every sample of
+        distinct points is separable, label noise included, so the rule on
+        the training data lets a run learn the noise, each epoch at ``n``
+        kernel values per update. It also turns it on for a sample that the
+        ``budget`` binds, at any size: there the theorems do not hold anyway,
+        and under a full budget the last function keeps moving, so that the
+        rule on the training data runs many epochs for nothing. A run that
+        early stopping ends has not separated its training data
+        (``converged_=False``, ``stop_reason_="no_improvement"``) and the
+        theorems of its threshold do not apply to it:
+        ``early_stopping=False`` runs to separation. Used by :meth:`fit`
         only; with ``True``, a sample too small to put every class on both
         sides of the split raises a ``ValueError`` before any training,
-        where ``"auto"`` keeps the rule on the training data.
+        where ``"auto"`` keeps the rule on the training data. See
+        :ref:`kernel_early_stopping`.
 
     {{validation_fraction}}
 
@@ -666,22 +654,20 @@ class KernelPerceptron(BasePerceptron):
         score, answering with the mean of its functions (as ``average=True``;
         with ``average=False``, with the last function), or, where the run
         separated its training part, until the whole sample is separated (as
-        ``early_stopping=False``). Early stopping trains on
-        ``1 - validation_fraction`` of the sample; where the accuracy still grows
-        with the sample, the held-out examples are worth a second fit, which
-        takes at most about the time of the first: it reads from the first
-        run's cache the kernel columns that run kept (see "Large samples: early
-        stopping" in the user guide). The second fit continues the same
-        previous run as the first under ``warm_start=True``.
-        ``validation_scores_`` and ``best_validation_score_`` stay those of the
-        run that chose the epochs, and so does ``stop_reason_`` where the
-        second fit ran them all; the other fitted attributes are the second
-        fit's. Not used without early stopping, nor by :meth:`partial_fit`.
-        ``"auto"`` fits again on samples of at most 5,000 examples that no
-        ``budget`` binds: there the default ``cache_size`` holds the column of
-        every example, and on the data of ``benchmarks/bench_kernel_scale.py``
-        the second fit gained 0.12 to 0.71 point for 20 to 60% more time; on
-        larger samples it takes half to all of the first fit's time again.
+        ``early_stopping=False``). Where the accuracy still grows with the
+        sample, the held-out part is worth the second fit, which reads from
+        the first run's cache the kernel columns that run kept. The second
+        fit continues the same previous run as the first under
+        ``warm_start=True``. ``validation_scores_`` and
+        ``best_validation_score_`` stay those of the run that chose the
+        epochs, and so does ``stop_reason_`` where the second fit ran them
+        all; the other fitted attributes are the second fit's. Not used
+        without early stopping, nor by :meth:`partial_fit`. ``"auto"`` fits
+        again on samples of at most 5,000 examples that no ``budget`` binds,
+        where the default ``cache_size`` holds the column of every example
+        and the second fit costs a fraction of the first; on larger samples
+        it takes half to all of the first fit's time again (see
+        :ref:`kernel_early_stopping` for both, measured).
 
     {{shuffle}}
 
@@ -702,14 +688,13 @@ class KernelPerceptron(BasePerceptron):
         with it. With the other kernels a budget binds no fit: it removes the
         oldest support vector in the loop of kernel columns, each update a
         column over the sample as without it, and those defaults stay those of
-        a fit without a budget. See the Notes for its cost and for what it does
-        to the guarantees. Without a budget each update computes a kernel
-        column over the whole sample, and on noisy data the support grows with
-        the sample: on the data of ``benchmarks/bench_kernel_scale.py`` the fit
-        took 80 s on one thread at 200,000 examples (55,871 support vectors)
-        and had not finished after 45 minutes on two at 1,000,000, where a
-        budget of 500 fitted in 13 s on one (the user guide compares both with
-        SVC and Nystroem).
+        a fit without a budget. Without a budget each update computes a
+        kernel column over the whole sample, and on noisy data the support
+        grows with the sample, so that the time of a fit grows faster than
+        the sample; a budget that binds bounds the work of each example by
+        the budget. See the Notes for its cost and for what it does to the
+        guarantees, and :ref:`kernel_budget` for its time and accuracy
+        beside SVC and Nystroem as the sample grows.
 
     budget_strategy : {"auto", "merge", "project", "remove"}, default="auto"
         How a full budget makes room. ``"auto"`` takes the one of the three
@@ -724,31 +709,28 @@ class KernelPerceptron(BasePerceptron):
         ``z = h x_m + (1 - h) x_j`` on the segment between them, with ``h``
         found by golden-section search (or ``h = 0``, the partner itself,
         where the search ends beside that end and ``h = 0`` changes the
-        function no more: a partner far from the vector, whose row then
-        stays as it is) and the coefficient that best replaces
-        the pair in feature space, as in budgeted SGD [7]_ (which searches
-        every vector of the class for the partner, a golden-section search
-        each: epochs 2.4 times as long on the data of
-        ``benchmarks/bench_kernel_scale.py``); ``z`` is no training sample, and
-        when that merge changes the function more than removing the vector
-        would, the vector is removed. ``"project"`` (the ``"linear"`` and
-        ``"rbf"`` kernels, and ``"poly"`` of ``coef0 >= 0`` and an integer
-        ``degree``: kernels whose matrices are positive semi-definite) removes
-        the support vector of the smallest coefficients (the oldest of those)
-        after adding its coefficients, times the projection of its kernel
-        function onto the span of its 8 nearest other support vectors (the
-        largest kernel values), to theirs, as the Projectron [8]_ projects a
-        new vector; every support vector stays a training sample. With the
-        RBF kernel, merging scored higher than projecting, in less time, on
-        every data set of ``benchmarks/bench_kernel_scale.py`` (see the user
-        guide): projection is for the other kernels.
-        ``"remove"`` removes the oldest support
-        vector from the function, the forgetting rule of budget perceptrons
-        [4]_: cheap, and on data that needs more support vectors than the budget
-        it loses much more accuracy than merging or projecting. Not used
-        without a budget.
-        With the RBF kernel, a fit that ends on a full budget then makes an
-        averaging epoch on the support as it stands (see the Notes).
+        function no more), and the coefficient that
+        best replaces the pair in feature space, as in budgeted SGD [7]_,
+        which searches every vector of the class for the partner; ``z`` is
+        no training sample, and when that merge changes the function more
+        than removing the vector would, the vector is removed. ``"project"``
+        (the ``"linear"`` and ``"rbf"`` kernels, and ``"poly"`` of
+        ``coef0 >= 0`` and an integer ``degree``: kernels whose matrices are
+        positive semi-definite) removes the support vector of the smallest
+        coefficients (the oldest of those) after adding its coefficients,
+        times the projection of its kernel function onto the span of its 8
+        nearest other support vectors (the largest kernel values), to
+        theirs, as the Projectron [8]_ projects a new vector; every support
+        vector stays a training sample. With the RBF kernel, merging scored
+        higher than projecting, in less time, on every data set measured
+        (see :ref:`kernel_budget_measured`): projection is for the other
+        kernels. ``"remove"`` removes the oldest support vector from the
+        function, the forgetting rule of budget perceptrons [4]_: cheap, and
+        on data that needs more support vectors than the budget it loses
+        much more accuracy than merging or projecting. Not used without a
+        budget. With the RBF kernel, a fit that ends on a full budget then
+        makes an averaging epoch on the support as it stands (see the
+        Notes).
 
     cache_size : float, default=200
         The size in MB of the cache of kernel columns, ``> 0``. Once full,
@@ -763,28 +745,20 @@ class KernelPerceptron(BasePerceptron):
     {{warm_start}}
 
     n_jobs : int, default=None
-        The number of threads that share the work on the rows: in training, the
-        computation and the addition of each kernel column (a thread for each
-        4,096 points at most: a smaller sample uses fewer threads; the rows go
-        in 4 pieces a thread, each thread taking the next piece when done with
-        one, so that a thread that other work slows takes fewer); with a
-        ``budget``, the kernel rows over the support of each block of 64
-        examples, 32 of CSR data (then examined one by one, by one thread
-        while the others compute the rows of the next block), and the
-        function on the batch at the end of a call; in
-        :meth:`decision_function`, the rows of each chunk of ``X`` (at most
-        one thread per 4,096 kernel values, rows times support vectors, and
-        per 32 rows). A multiclass
-        fit trains its one-vs-rest problems in one pass that shares each
-        column among them, so they share the same threads: no more than
-        ``n_jobs`` run.
+        The number of threads that share the work on the rows: in training,
+        the computation and the addition of each kernel column, or with a
+        ``budget``, the kernel rows over the support of each block of
+        examples, which one thread then examines while the others compute
+        the rows of the next block; in :meth:`decision_function`, the rows
+        of each chunk of ``X``. A small sample, or a small product of rows
+        and support vectors, uses fewer threads. A multiclass fit trains its
+        one-vs-rest problems in one pass that shares each column among them,
+        so they share the same threads: no more than ``n_jobs`` run.
         {{n_jobs_count}}
-        The result does not depend on ``n_jobs``, bit for bit. Every update
-        (every block, with a budget) waits for all the threads, so on cores
-        kept busy by other work the loop times its steps, and runs on one
-        thread for a while once its threads have lost more time waiting for
-        each other than they gained (see :ref:`kernel_perceptron`, *How it
-        runs*).
+        The result does not depend on ``n_jobs``, bit for bit. On cores kept
+        busy by other work, the loop runs on one thread for a while once its
+        threads have lost more time waiting for each other than they gained
+        (see *How it runs* in :ref:`kernel_perceptron`).
 
     {{verbose}}
 
