@@ -170,6 +170,11 @@ class LinearRun:
             }
         )
 
+    def last_weights(self):
+        """The weights of each problem, a row each: a view of the run's,
+        which the next call writes in place."""
+        return self.coef[:, : len(self.lift_coef)].T
+
     def on(self, columns):
         """A copy of the state on the features ``columns`` (None: all), which
         the loop trains while the run stays as it was."""
@@ -608,14 +613,27 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     def __getstate__(self):
         # pickle writes the arrays after this returns, while a partial_fit
         # in another thread may write the run's weights in place: a pickle
-        # takes a copy of those, made under the read lock, so that it holds
-        # one model
+        # holds a copy of the run, made under the read lock, so that it
+        # holds one model. The state is a dict of its own: object's
+        # __getstate__ gives the estimator's __dict__ itself, into which the
+        # copy would go as the run that the next partial_fit writes.
         with reading_model(self):
-            state = super().__getstate__()
-            for name in ("_run", "coef_"):
-                if name in state:
-                    state[name] = state[name].copy()
+            state = dict(super().__getstate__())
+            if "_run" in state:
+                run, coef = state["_run"], state.get("coef_")
+                # last weights are a view of the run's: __setstate__ makes
+                # the same view of the copy, whose layout gives the same
+                # decision values to the last bit (a C-ordered copy of it
+                # sums in another order in BLAS)
+                if coef is not None and np.may_share_memory(coef, run.coef):
+                    del state["coef_"]
+                state["_run"] = run.copy()
         return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_run" in state and "coef_" not in state:
+            self.coef_ = self._run.last_weights()
 
     def _train(self, X, codes, weight, schedule, max_iter, stop_when_separated):
         """Run the compiled loop on a batch (codes: the indices of y in
@@ -1012,7 +1030,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         earlier call left them."""
         run = self._run
         n_problems = len(run.lift_coef)
-        coef = run.coef[:, :n_problems].T
+        coef = run.last_weights()
         lift_coef = run.lift_coef.copy()
         with np.errstate(over="ignore", invalid="ignore"):
             if averaged.any():

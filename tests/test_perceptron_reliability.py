@@ -303,6 +303,21 @@ def test_pickles_during_sparse_partial_fits_hold_one_model():
         pickle.loads(dumped).partial_fit(*batch)
 
 
+def test_the_state_a_pickle_writes_shares_no_array_that_partial_fit_writes():
+    """pickle writes the arrays of __getstate__'s state after it returns:
+    the partial_fit calls that follow, which write the run's weights in
+    place, leave them as they were."""
+    batches = _hashed_batches(3, n_features=3000, n_classes=3)
+    clf = MarginPerceptron(random_state=0)
+    clf.partial_fit(*batches[0], classes=np.arange(3))
+    state = clf.__getstate__()
+    held = {name: np.copy(value) for name, value in vars(state["_run"]).items()}
+    for X, y in batches[1:]:
+        clf.partial_fit(X, y)
+    for name, value in held.items():
+        np.testing.assert_array_equal(getattr(state["_run"], name), value, name)
+
+
 def test_sparse_partial_fit_continues_a_model_loaded_read_only(tmp_path):
     """Weights memory-mapped read-only by joblib.load(mmap_mode="r") cannot
     be written in place: the run goes on in a copy, as a model in memory."""
