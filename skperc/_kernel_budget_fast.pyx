@@ -1469,7 +1469,8 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     AVERAGING_NEIGHBOURS of them): their slots in b.near (the largest values
     of krow, the lower slot of ties) and the coefficients
     u = (K + ridge I)^-1 krow[near] in b.near_coef, by Cholesky's
-    factorization of their kernel matrix K. Returns their number."""
+    factorization of their kernel matrix K. Returns their number, 0 where
+    every one of them is the zero function."""
     cdef Py_ssize_t m = min(<Py_ssize_t>AVERAGING_NEIGHBOURS,
                             b.n_support - (excluded >= 0))
     cdef Py_ssize_t d = b.n_features, s, p, q, t, count = 0
@@ -1506,6 +1507,11 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
         if n_features >= 0 and x == b.scattered:
             _unscatter(b.scattered, features, n_features)
         largest = max(largest, g[p * m + p])
+    if largest == 0.0:
+        # every neighbour is the zero function (k(x_s, x_s) = 0: a row of
+        # zeros under the linear kernel), whose span holds 0 alone; the
+        # system, ridge included, would be 0, and its solution not finite
+        return 0
     # L L^T = K + ridge I in the lower triangle, then L v = krow, L^T u = v
     for p in range(m):
         g[p * m + p] += PROJECTION_RIDGE * largest

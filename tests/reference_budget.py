@@ -206,7 +206,10 @@ def nearest(k, count=8):
 def projection(rows, k, kernel):
     """The coefficients over ``rows`` of the projection onto their span of a
     function of kernel values ``k`` at them, with the ridge of 1e-8 times
-    the largest k(x, x)."""
+    the largest k(x, x); none where every k(x, x) is 0 (zero functions,
+    whose span holds 0 alone)."""
     gram = np.array([kernel(rows, r) for r in rows])
+    if gram.diagonal().max() == 0:
+        return np.zeros(len(rows))
     gram += 1e-8 * gram.diagonal().max() * np.eye(len(rows))
     return np.linalg.solve(gram, k)

@@ -107,6 +107,11 @@ def assert_budget_matches_reference(
         def reference_kernel(A, x):
             return (0.5 * A @ x + 1.0) ** 3
 
+    elif kernel == "linear":
+
+        def reference_kernel(A, x):
+            return A @ x
+
     rows, coef, n_updates = reference_budget_fit(
         X,
         np.where(y == 1, 1.0, -1.0),
@@ -157,6 +162,25 @@ def test_budget_matches_reference(strategy, kernel, gamma, seed, average):
         assert (estimator.support_ == -1).sum() > 0
     else:
         assert_array_equal(estimator.support_vectors_, X[estimator.support_])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("average", [False, True])
+def test_projection_onto_zero_functions_adds_nothing(seed, average):
+    """Under the linear kernel a row of zeros is the zero function, on which
+    beta=0 updates at every visit, so that a budget that projects fills
+    with them. A vector projected onto neighbours that are all zero
+    functions adds nothing to them (their span holds 0 alone), where the
+    solution of their system, 0 with its ridge, was not finite and stopped
+    the fit."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    X[rng.random(300) < 0.4] = 0.0
+    estimator = assert_budget_matches_reference(
+        X, y, strategy="project", kernel="linear", gamma=0.5, budget=10, average=average
+    )
+    assert np.isfinite(estimator.dual_coef_).all()
 
 
 @pytest.mark.parametrize("seed", range(6))
