@@ -209,7 +209,8 @@ def projection(rows, k, kernel):
     the largest k(x, x); none where every k(x, x) is 0 (zero functions,
     whose span holds 0 alone)."""
     gram = np.array([kernel(rows, r) for r in rows])
-    if gram.diagonal().max() == 0:
+    largest = gram.diagonal().max()
+    if largest == 0:
         return np.zeros(len(rows))
-    gram += 1e-8 * gram.diagonal().max() * np.eye(len(rows))
+    gram += 1e-8 * largest * np.eye(len(rows))
     return np.linalg.solve(gram, k)
