@@ -970,9 +970,22 @@ class CapReached(Exception):
     ``cap``: the caller's state is then unusable."""
 
 
+cdef bint _has_support(const Model* m, Py_ssize_t c) noexcept nogil:
+    """Whether a support vector has a coefficient other than 0 in problem
+    c."""
+    cdef Py_ssize_t s, n = m.n_points
+    for s in range(m.n_support):
+        if m.coef[c * n + m.queue[(m.queue_start + s) % n]] != 0.0:
+            return True
+    return False
+
+
 cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
                         Epochs* e) except -1 nogil:
-    """Remove the oldest support vector from the function."""
+    """Remove the oldest support vector from the function. A problem left
+    without a support vector has the zero function, whose values are set
+    to 0: the columns added and taken away leave their rounding in them,
+    whose sign would decide the updates of a threshold of 0."""
     cdef Py_ssize_t n = m.n_points
     cdef Py_ssize_t c, k = m.n_problems
     cdef int64_t j = m.queue[m.queue_start]
@@ -992,6 +1005,10 @@ cdef int _forget_oldest(Model* m, Cache* cache, const Kernel* kernel,
         # The function of problem c changed: it has not converged.
         e.epoch_changes[c] += 1
         e.converged[c] = 0
+        if not _has_support(m, c):
+            memset(m.f + c * n, 0, n * sizeof(double))
+            if m.g != NULL:
+                memset(m.g + c * n, 0, n * sizeof(double))
     return 0
 
 

@@ -113,6 +113,53 @@ def test_matches_reference(kernel, beta, average, budget):
         assert len(estimator.support_) <= budget
 
 
+@pytest.mark.parametrize(
+    "kernel", [dict(kernel="laplacian", gamma=0.3), dict(kernel="cosine")]
+)
+@pytest.mark.parametrize("beta", [0.0, "scale"])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_classes_sharing_a_budget_match_reference(kernel, beta, average, seed):
+    """Under a kernel that the budget does not bind, the loop of kernel
+    columns removes the oldest support vector from the function of every
+    class. A class whose last support vector leaves has the zero function,
+    on which beta=0 updates at every example: the values that the removals
+    leave must be that 0, not the rounding of the columns added and taken
+    away, whose sign decided those updates at random."""
+    n_classes, max_iter = 4, 4
+    X, y = noisy_sample(n_samples=80, n_classes=n_classes, random_state=seed)
+    weight = np.random.RandomState(seed).choice([0.5, 1.0, 2.0], size=len(y))
+    estimator = KernelPerceptron(
+        **kernel,
+        beta=beta,
+        average=average,
+        budget=5,
+        budget_strategy="remove",
+        shuffle=False,
+        max_iter=max_iter,
+        tol=None,
+        early_stopping=False,
+    ).fit(X, y, sample_weight=weight)
+    K = pairwise_kernels(X, metric=kernel["kernel"], **_params(kernel))
+    expected = reference_kernel_fit(
+        K,
+        np.where(y[:, None] == np.arange(n_classes), 1.0, -1.0),
+        beta=beta,
+        max_iter=max_iter,
+        sample_weight=weight,
+        average=average,
+        budget=5,
+    )
+    # every class trains in every epoch, as the reference's do
+    assert (expected["epoch_updates"] > 0).all()
+    assert_array_equal(estimator.n_updates_, expected["n_updates"])
+    assert_array_equal(np.sort(estimator.support_), np.sort(expected["support"]))
+    for c in range(n_classes):
+        assert_allclose(
+            dual_vector(estimator, len(y), c), expected["dual_coef"][c], atol=1e-12
+        )
+
+
 def _params(kernel):
     return {key: value for key, value in kernel.items() if key != "kernel"}
 
