@@ -1436,10 +1436,9 @@ cdef double _merge_at_mean(const Support* b, Py_ssize_t m, Py_ssize_t j,
 cdef inline bint _nearer(const double* krow, const int64_t* age, Py_ssize_t j,
                          Py_ssize_t other) noexcept nogil:
     """Whether slot j is nearer than slot other: the larger kernel value
-    in krow; of equal values, the older (age), or without age the one seen
-    first."""
+    in krow; of equal values, the older (age)."""
     return krow[j] > krow[other] or (
-        age != NULL and krow[j] == krow[other] and age[j] < age[other])
+        krow[j] == krow[other] and age[j] < age[other])
 
 
 cdef inline Py_ssize_t _keep_nearest(Py_ssize_t* near, Py_ssize_t count,
@@ -1467,7 +1466,7 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     the span of its nearest support vectors but slot excluded (-1: none)
     (the Projectron's update, Orabona, Keshet and Caputo, 2009, on
     AVERAGING_NEIGHBOURS of them): their slots in b.near (the largest values
-    of krow, the lower slot of ties) and the coefficients
+    of krow, the oldest of ties) and the coefficients
     u = (K + ridge I)^-1 krow[near] in b.near_coef, by Cholesky's
     factorization of their kernel matrix K. Returns their number, 0 where
     every one of them is the zero function."""
@@ -1483,10 +1482,12 @@ cdef Py_ssize_t _project(Support* b, const Kernel* kernel,
     cdef Py_ssize_t n_features, at
     if m <= 0:
         return 0
-    # the m largest values, in decreasing order (the lower slot of ties)
+    # the m largest values, in decreasing order; of equal values (repeated
+    # rows, rows of zeros under "poly") the oldest, not the lower slot:
+    # removals move the last slot into the one they free
     for s in range(b.n_support):
         if s != excluded:
-            count = _keep_nearest(near, count, m, s, krow, NULL)
+            count = _keep_nearest(near, count, m, s, krow, b.age)
     for p in range(m):
         n_features = -1
         for q in range(p, m):

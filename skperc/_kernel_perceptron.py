@@ -719,18 +719,18 @@ class KernelPerceptron(BasePerceptron):
         positive semi-definite) removes the support vector of the smallest
         coefficients (the oldest of those) after adding its coefficients,
         times the projection of its kernel function onto the span of its 8
-        nearest other support vectors (the largest kernel values), to
-        theirs, as the Projectron [8]_ projects a new vector; every support
-        vector stays a training sample. With the RBF kernel, merging scored
-        higher than projecting, in less time, on every data set measured
-        (see :ref:`kernel_budget_measured`): projection is for the other
-        kernels. ``"remove"`` removes the oldest support vector from the
-        function, the forgetting rule of budget perceptrons [4]_: cheap, and
-        on data that needs more support vectors than the budget it loses
-        much more accuracy than merging or projecting. Not used without a
-        budget. With the RBF kernel, a fit that ends on a full budget then
-        makes an averaging epoch on the support as it stands (see the
-        Notes).
+        nearest other support vectors (the largest kernel values, the oldest
+        of equal ones), to theirs, as the Projectron [8]_ projects a new
+        vector; every support vector stays a training sample. With the RBF
+        kernel, merging scored higher than projecting, in less time, on
+        every data set measured (see :ref:`kernel_budget_measured`):
+        projection is for the other kernels. ``"remove"`` removes the
+        oldest support vector from the function, the forgetting rule of
+        budget perceptrons [4]_: cheap, and on data that needs more support
+        vectors than the budget it loses much more accuracy than merging or
+        projecting. Not used without a budget. With the RBF kernel, a fit
+        that ends on a full budget then makes an averaging epoch on the
+        support as it stands (see the Notes).
 
     cache_size : float, default=200
         The size in MB of the cache of kernel columns, ``> 0``. Once full,

@@ -199,7 +199,8 @@ def _merge(rows, coef, mean, owner, age, kernel):
 
 
 def nearest(k, count=8):
-    """The indices of the ``count`` largest kernel values."""
+    """The indices of the ``count`` largest kernel values, the first of
+    equal ones: the oldest, as the lists keep the order of entry."""
     return np.argsort(-k, kind="stable")[:count]
 
 
