@@ -77,7 +77,8 @@ class HalvingClassifier(
         the version space (randomized halving) instead of the majority
         vote (halving, ties predicting +1). During training a new concept
         is drawn for each example; :meth:`predict` uses one concept drawn
-        after the last training call, ``drawn_concept_``.
+        after the last training call, ``drawn_concept_``: the one that the
+        next example of the run would be predicted with.
 
     random_state : int, RandomState instance or None, default=None
         The seed of the draws of ``randomized=True``. Pass an int for
@@ -431,11 +432,14 @@ class HalvingClassifier(
         self.fewest_mistakes_ = spaces.level.copy()
         self.version_space_size_ = spaces.sizes()
         if self.randomized:
+            # The concepts that the next example would be predicted with, of
+            # the draws it will take: read without advancing the stream, so
+            # that a stream of chunks makes the draws of one fit on them.
+            state = rng.get_state()
+            draws = rng.random_sample(n_problems)
+            rng.set_state(state)
             self.drawn_concept_ = np.array(
-                [
-                    spaces.member(p, draw)
-                    for p, draw in enumerate(rng.random_sample(n_problems))
-                ],
+                [spaces.member(p, draw) for p, draw in enumerate(draws)],
                 dtype=np.intp,
             )
         if self.verbose:

@@ -3,8 +3,9 @@
 Every concept is evaluated on every example and its mistakes counted; the
 version space is recomputed from the counts before each prediction as the
 concepts with the fewest mistakes. The random stream is used as the
-estimator uses it: per training call, one draw per example and problem,
-then (randomized only) one draw per problem for the concept predict uses.
+estimator uses it: one draw per example and problem, in order, whatever the
+batches; with randomized halving, the concept predict uses is drawn with
+the draws that the next example would take.
 """
 
 import numpy as np
@@ -16,20 +17,21 @@ def reference_halving(predictions, codes, batch_sizes, n_problems, randomized, s
     predictions[i, c] is concept c's +1/-1 on example i; codes[i] the index
     of its class. Problem p labels class p (class 1 for a binary run) +1.
     """
-    rng = np.random.RandomState(seed)
+    draws = np.random.RandomState(seed).random_sample(
+        (sum(batch_sizes) + 1, n_problems)
+    )
     first_class = 1 if n_problems == 1 else 0
     counts = np.zeros((n_problems, predictions.shape[1]), dtype=np.int64)
     mistakes = np.zeros(n_problems, dtype=np.int64)
     drawn = None
     start = 0
     for size in batch_sizes:
-        draws = rng.random_sample((size, n_problems))
         for i in range(start, start + size):
             for p in range(n_problems):
                 label = 1 if codes[i] == first_class + p else -1
                 live = np.flatnonzero(counts[p] == counts[p].min())
                 if randomized:
-                    rank = min(int(draws[i - start, p] * len(live)), len(live) - 1)
+                    rank = min(int(draws[i, p] * len(live)), len(live) - 1)
                     guess = predictions[i, live[rank]]
                 else:
                     n_positive = np.count_nonzero(predictions[i, live] > 0)
@@ -39,7 +41,7 @@ def reference_halving(predictions, codes, batch_sizes, n_problems, randomized, s
         start += size
         if randomized:
             drawn = []
-            for p, draw in enumerate(rng.random_sample(n_problems)):
+            for p, draw in enumerate(draws[start]):
                 live = version_space(counts[p])
                 drawn.append(live[min(int(draw * len(live)), len(live) - 1)])
     return {

@@ -19,6 +19,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import gen_batches
 
 import skperc._version_spaces
 from skperc import HalvingClassifier
@@ -130,6 +131,31 @@ def test_fit_is_partial_fit_in_one_batch(randomized):
     assert np.array_equal(fitted.n_mistakes_, streamed.n_mistakes_)
     assert np.array_equal(fitted.concept_mistakes_, streamed.concept_mistakes_)
     assert np.array_equal(fitted.predict(X), streamed.predict(X))
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+@pytest.mark.parametrize("seed", range(5))
+def test_a_stream_of_chunks_is_the_run_of_fit(randomized, seed):
+    """On a concept class that the sample does not shape (conjunctions of
+    its boolean features), the sample in chunks through partial_fit makes
+    the run of fit: the same mistakes and version spaces, and with
+    randomized halving the same draws and drawn_concept_, which each call
+    reads without advancing the draws."""
+    rng = np.random.RandomState(seed)
+    X = (rng.rand(150, 5) < 0.5).astype(np.float64)
+    # 3 classes, a fifth of them at random: no conjunction is consistent
+    y = np.where(rng.rand(150) < 0.2, rng.randint(3, size=150), X[:, :2].sum(1))
+    params = dict(concepts="conjunctions", randomized=randomized, random_state=seed)
+    fitted = HalvingClassifier(**params).fit(X, y)
+    streamed = HalvingClassifier(**params)
+    for rows in gen_batches(len(y), 7 + seed):
+        streamed.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    for name in ("n_mistakes_", "fewest_mistakes_", "version_space_size_"):
+        assert np.array_equal(getattr(streamed, name), getattr(fitted, name))
+    assert (fitted.fewest_mistakes_ > 0).all()
+    if randomized:
+        assert np.array_equal(streamed.drawn_concept_, fitted.drawn_concept_)
+    assert np.array_equal(streamed.decision_function(X), fitted.decision_function(X))
 
 
 def _realizable_stream(name, seed):
