@@ -239,8 +239,9 @@ cdef inline Py_ssize_t begin_epoch(Epochs* e, Py_ssize_t epoch,
 cdef inline int see_radius(Epochs* e, double norm2) except -1 nogil:
     """Follow the schedule's radius with an example of squared norm norm2
     (lifted, where the loop lifts), before it is examined; every threshold
-    follows a change. The first epoch sees every norm; after it neither
-    the largest norm nor the radius can change, so later epochs skip it."""
+    follows a change. The first epoch sees every norm; after it the
+    largest norm cannot change, nor the radius but where the lift moved in
+    it (see the linear loop), so later epochs skip it."""
     cdef Py_ssize_t c
     if follow_radius(e.rule, norm2, &e.rho2):
         e.radius_changed = True

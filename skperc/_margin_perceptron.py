@@ -676,6 +676,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         follow_norms,
         order=None,
         seen=False,
+        settled=False,
     ):
         """Epochs of the compiled loop on the compact rows of a batch (codes:
         the indices of y in classes_), which then become the run's; (epochs
@@ -692,7 +693,9 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
         A run that fit continues (warm_start, or the epochs of early
         stopping) revisits examples the lift has seen (``follow_norms``
         False); a new run and each partial_fit add theirs. ``seen``: every
-        row has been seen by an earlier call of the run, whose radius holds.
+        row has been seen by an earlier call of the run, whose radius holds;
+        ``settled``: the call before followed the norms, so that the lift
+        of "rms" moved since the radius saw the rows (see run_epochs).
         """
         n_columns = n_features if columns is None else len(columns)
         mode, value = self._lift(self._run.radius)
@@ -721,7 +724,13 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 block,
                 schedule,
                 float(self.eta0),
-                dict(mode=mode, value=value, follow=follow_norms, seen=seen),
+                dict(
+                    mode=mode,
+                    value=value,
+                    follow=follow_norms,
+                    seen=seen,
+                    settled=settled,
+                ),
                 control,
                 stop,
                 failure,
@@ -810,6 +819,7 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
                 follow_norms=follow_norms and epoch == 0,
                 order=order,
                 seen=epoch > 0,
+                settled=follow_norms and epoch == 1,
             )
             recorded.append(progress[3])
             return progress[1].all()

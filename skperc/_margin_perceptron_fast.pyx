@@ -29,7 +29,7 @@ from ._rows cimport (
     LANES, SKPERC_PREFETCH, axpy, floating, index_t, row, scores,
     squared_norm, width_of,
 )
-from ._thresholds cimport Threshold, read_threshold
+from ._thresholds cimport RADIUS_NONE, Threshold, read_threshold
 
 
 # The lifted coordinate s of the intercept.
@@ -53,6 +53,9 @@ cdef struct Lift:
     # the run has seen every row: neither the largest norm nor the radius
     # can change, and the first epoch skips the norms as later ones do
     bint seen
+    # With RMS_LIFT, the lift settled at the end of the call before, which
+    # followed the norms: this call's first epoch sees the lifted norms again
+    bint settled
 
 
 cdef struct Problems:
@@ -123,6 +126,18 @@ cdef int _run_epochs(
     cdef const index_t* ind
     cdef double lift = 0.0
     cdef double nrm2, f, a, yc
+    # Under RMS_LIFT the lift moves while an epoch follows the norms, which
+    # changes the lifted norm of every row seen before the last: the epoch
+    # after it (the second of this call, or the first of the call that goes
+    # on from it) sees each lifted norm again as it examines the row, so
+    # that rho follows the lifted rows examined, as Algorithms 3 and 4 ask.
+    # The lift does not move after it: later epochs skip the norms.
+    cdef Py_ssize_t settled_epoch = -1
+    if lift_rule.mode == RMS_LIFT and e.rule.radius_rule != RADIUS_NONE:
+        if lift_rule.settled:
+            settled_epoch = 0
+        elif lift_rule.follow and not lift_rule.seen:
+            settled_epoch = 1
 
     if lift_rule.mode == FIXED_LIFT:
         lift = lift_rule.value
@@ -178,6 +193,9 @@ cdef int _run_epochs(
                 # with AUTO_LIFT the lifted norms are largest for the
                 # longest example, whose lift was already its own norm
                 if not see_radius(e, nrm2 + lift * lift):
+                    return 0
+            elif epoch == settled_epoch:
+                if not see_radius(e, squared_norm(x, nnz) + lift * lift):
                     return 0
 
             scores(x, ind, nnz, p.coef, width, score)
@@ -320,7 +338,9 @@ def run_epochs(
     lift of FIXED_LIFT), ``follow`` (whether RMS_LIFT adds this call's
     examples to its mean, kept in ``run.radius[2:4]``) and, optionally,
     ``seen`` (the run has seen every row and its radius holds: the call
-    computes no norm).
+    computes no norm) and ``settled`` (with RMS_LIFT, the call before
+    followed the norms, whose lift has moved since it saw the rows: the
+    first epoch sees their lifted norms again).
     ``stop[0]`` set by another thread ends the call with
     KeyboardInterrupt. Returns (epochs of each problem, whether each
     converged, whether the stopping rule ended each, the updates recorded
@@ -368,6 +388,7 @@ def run_epochs(
     lift_rule.value = lift["value"]
     lift_rule.follow = lift["follow"]
     lift_rule.seen = lift.get("seen", False)
+    lift_rule.settled = lift.get("settled", False)
     lift_rule.mean_norm2 = &radius[2]
     lift_rule.n_norms = &radius[3]
     if n_samples == 0:

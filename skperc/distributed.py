@@ -242,7 +242,7 @@ def _take_mixed(run, mixed):
     """Set the shard's weights to the mixed ones. The lazy average keeps
     ``sum over steps of w = n_steps * coef - avg_coef``: the jump of the
     weights counts in every later step, as an update would."""
-    coef, lift_coef, radius = mixed
+    coef, lift_coef, radius, _ = mixed
     if run.avg_coef.shape[0]:
         for own, new, avg in (
             (run.coef, coef, run.avg_coef),
@@ -261,13 +261,14 @@ def _take_mixed(run, mixed):
 def _shard_epoch(shard, state, mixed, active, settings):
     """One epoch of a shard from the mixed weights: the shard's next state.
 
-    ``mixed`` is (coef, lift_coef, radius) of the mixed run, radius None
-    in the first epoch (each shard then follows its own); ``active`` the
-    problems still training. The input state is not changed.
+    ``mixed`` is (coef, lift_coef, radius, settled) of the mixed run (see
+    _start_weights), radius None in the first epoch (each shard then
+    follows its own); ``active`` the problems still training. The input
+    state is not changed.
     """
     run = state.run.copy()
     order = state.order.copy()
-    radius = mixed[2]
+    radius, settled = mixed[2:]
     _take_mixed(run, mixed)
     k = run.coef.shape[1]
     columns = np.flatnonzero(active)
@@ -298,6 +299,7 @@ def _shard_epoch(shard, state, mixed, active, settings):
             follow=settings.follow_norms and radius is None,
             # after the first epoch the pooled radius holds every norm
             seen=radius is not None,
+            settled=settled,
         ),
         dict(
             max_iter=1,
@@ -1446,7 +1448,7 @@ class ParameterMixingClassifier(
             reports, mixed = _mixed_epoch(
                 engine, mixed, active, settings, prior, mixed_updates
             )
-            coef, lift_coef, radius = mixed
+            coef, lift_coef, radius, _ = mixed
             rule.update_sum += _mixture(
                 reports, [r.update_sum for r in reports], np.zeros(k)
             )
@@ -1572,20 +1574,22 @@ class ParameterMixingClassifier(
 
 
 def _start_weights(prior, n_features, k):
-    """The mixed weights (coef, lift_coef, radius) that a fit starts from:
-    those of the run ``prior`` it continues, or zeros; no radius before
-    the first epoch, in which each shard follows its own."""
+    """The mixed weights (coef, lift_coef, radius, settled) that a fit
+    starts from: those of the run ``prior`` it continues, or zeros; no
+    radius before the first epoch, in which each shard follows its own.
+    ``settled``: the epoch sees the lifted norms again, the lift of "rms"
+    having moved in the epoch before (see run_epochs)."""
     if prior is None:
-        return np.zeros((n_features, k)), np.zeros(k), None
-    return prior.coef, prior.lift_coef, None
+        return np.zeros((n_features, k)), np.zeros(k), None, False
+    return prior.coef, prior.lift_coef, None, False
 
 
 def _mixed_epoch(engine, mixed, active, settings, prior, mixed_updates):
-    """One epoch of every shard from the mixed weights ``mixed`` (coef,
-    lift_coef, radius) for the problems ``active``: the shards' reports and
+    """One epoch of every shard from the mixed weights ``mixed`` (see
+    _start_weights) for the problems ``active``: the shards' reports and
     the new mixed weights. Adds the mixture's updates to ``mixed_updates``,
     in place."""
-    coef, lift_coef, radius = mixed
+    coef, lift_coef, radius, settled = mixed
     reports = engine.epoch(mixed, active, settings)
     coef, lift_coef = _mix(reports, coef, lift_coef)
     mixed_updates += _mixture(
@@ -1595,9 +1599,15 @@ def _mixed_epoch(engine, mixed, active, settings, prior, mixed_updates):
     )
     if radius is None:
         # after the first epoch every shard has seen its examples: the radius
-        # of the whole sample holds from then on
+        # of the whole sample holds from then on, but for the rho that the
+        # next epoch follows where the lift moved in this one
         radius = _pooled_radius(reports, None if prior is None else prior.radius)
-    return reports, (coef, lift_coef, radius)
+        settled = settings.follow_norms
+    elif settled:
+        radius = radius.copy()
+        radius[1] = max(report.run.radius[1] for report in reports)
+        settled = False
+    return reports, (coef, lift_coef, radius, settled)
 
 
 def _set_run(estimator, run, averaged, n_epochs, converged, stopped):

@@ -1,4 +1,6 @@
-"""Linearly separable samples, and the theorems asserted on runs over them."""
+"""Samples for the margin perceptrons' tests (linearly separable ones, and
+one on which the lift "rms" grows), and the theorems asserted on runs over
+them."""
 
 import numpy as np
 
@@ -17,6 +19,19 @@ def separable_sample(n_samples, n_features, gap, scale, random_state):
     X = scale * kept[:n_samples]
     y = np.where(X @ direction > 0, 1, -1)
     return X, y
+
+
+def growing_lift_sample(n_each, n_classes, random_state):
+    """Rows in the order short, longest, nearly as long (n_each short rows
+    of norm 1, one of norm 3, n_each of norm 2.9) and random labels: the
+    mean of the norms that the lift "rms" follows through the first epoch
+    grows past the one the longest row was seen with, so that its lifted
+    norm grows after it was seen."""
+    rng = np.random.RandomState(random_state)
+    lengths = np.r_[np.ones(n_each), 3.0, np.full(n_each, 2.9)]
+    X = rng.normal(size=(len(lengths), 5))
+    X *= (lengths / np.linalg.norm(X, axis=1))[:, None]
+    return X, rng.randint(n_classes, size=len(lengths))
 
 
 # The theorems of Section 2 of "On the Perceptron's Compression", for a run

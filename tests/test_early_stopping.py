@@ -10,6 +10,7 @@ from unittest import mock
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from margin_data import growing_lift_sample
 from numpy.testing import assert_array_equal
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
@@ -180,6 +181,36 @@ def test_the_linear_answer_is_the_run_on_the_training_part_at_its_best_epoch(
     assert_array_equal(stopped.updates_, plain.updates_)
     # no held-out example was visited
     assert np.isin(stopped.updates_[:, 0], train).all()
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_linear_answer_sees_the_lifted_norms_as_the_plain_run(shuffle, seed):
+    """The plain run sees the lifted norms again in its second epoch, once
+    the lift "rms" has settled (see test_margin_perceptron); early stopping
+    runs that epoch in a call of its own, which does the same."""
+    X, y = growing_lift_sample(600, 3, seed)
+    params = dict(beta="power", average=True, shuffle=shuffle, random_state=seed)
+    stopped = fit_quietly(
+        MarginPerceptron(early_stopping=True, n_iter_no_change=3, **params), X, y
+    )
+    assert stopped.n_iter_ > 1
+    held_out = np.ones(len(y))
+    held_out[split(y, 0.1, seed)[1]] = 0.0
+    plain = fit_quietly(
+        MarginPerceptron(
+            tol=None,
+            max_iter=int(np.argmax(stopped.validation_scores_)) + 1,
+            early_stopping=False,
+            **params,
+        ),
+        X,
+        y,
+        sample_weight=held_out,
+    )
+    assert_array_equal(stopped.coef_, plain.coef_)
+    assert_array_equal(stopped.intercept_, plain.intercept_)
+    assert_array_equal(stopped.n_updates_, plain.n_updates_)
 
 
 @pytest.mark.parametrize("seed", range(4))

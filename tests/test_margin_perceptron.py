@@ -7,6 +7,7 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from margin_data import growing_lift_sample
 from numpy.testing import assert_allclose, assert_array_equal
 from reference_perceptron import reference_fit
 from sklearn.base import clone
@@ -91,6 +92,40 @@ def test_matches_reference(beta, lift, average, n_classes):
         assert estimator.intercept_[c] == expected["intercept"]
         assert estimator.n_updates_[c] == expected["n_updates"]
     assert estimator.radius_ == expected["radius"]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_rho_follows_the_lifted_norms_once_the_rms_lift_settles(n_classes, seed):
+    """The lift "rms" follows the mean of the norms through the first epoch,
+    so the lifted norm of a row seen early grows when longer rows follow:
+    rho, which must hold every lifted row examined, sees them again in the
+    second epoch. Here the longest row comes after many short ones and
+    before many nearly as long, whose mean raises the lift past the one it
+    was seen with (growing_lift_sample), and "power" follows the largest
+    lifted norm. ("scale" sets rho^2 to 4 times a lifted norm, which the
+    later ones, at most twice the largest squared norm, seldom pass.)"""
+    X, y = growing_lift_sample(50, n_classes, seed)
+    weight = np.random.RandomState(seed).choice([0.5, 1.0, 2.0], size=len(y))
+    params = dict(beta="power", alpha=1.3, eta0=1.0, average=True, max_iter=4)
+    estimator = quiet_fit(
+        MarginPerceptron(**params, shuffle=False, tol=None, early_stopping=False),
+        X,
+        y,
+        sample_weight=weight,
+    )
+    classes = np.unique(y)
+    for c, positive in enumerate(classes[1:] if n_classes == 2 else classes):
+        expected = reference_fit(
+            X,
+            np.where(y == positive, 1.0, -1.0),
+            lift="rms",
+            sample_weight=weight,
+            **params,
+        )
+        assert_array_equal(estimator.coef_[c], expected["coef"])
+        assert estimator.intercept_[c] == expected["intercept"]
+        assert estimator.n_updates_[c] == expected["n_updates"]
 
 
 def test_lazy_average_is_the_mean_of_the_iterates():

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from margin_data import growing_lift_sample
 from sklearn import config_context
 from sklearn.base import clone
 from sklearn.datasets import make_classification
@@ -81,6 +82,26 @@ def test_one_shard_is_the_single_machine_run(options, n_classes, layout):
     assert same_model(single, mixed)
     assert mixed.converged_ == single.converged_
     assert np.array_equal(mixed.predict(X), single.predict(X))
+
+
+@pytest.mark.parametrize("early_stopping", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_shard_sees_the_lifted_norms_as_the_single_machine_run(
+    early_stopping, seed
+):
+    """The single machine's run sees the lifted norms again in its second
+    epoch, once the lift "rms" has settled (see test_margin_perceptron):
+    so does the shard, and the mixed radius keeps what it saw."""
+    X, y = growing_lift_sample(600, 3, seed)
+    estimator = MarginPerceptron(
+        beta="power", shuffle=False, early_stopping=early_stopping, random_state=seed
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        single = clone(estimator).fit(X, y)
+        mixed = ParameterMixingClassifier(clone(estimator), n_shards=1).fit(X, y)
+    assert single.n_iter_ > 2
+    assert same_model(single, mixed)
 
 
 @pytest.mark.parametrize(
