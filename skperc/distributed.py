@@ -896,8 +896,11 @@ class ParameterMixingClassifier(
     radius and mean of the whole sample, so that the lifted intercept
     coordinate (``intercept_scaling="rms"`` or ``"auto"``) and the
     thresholds of ``beta="scale"`` are the same on every shard, as mixing
-    weights of one problem requires. A problem has converged after an epoch
-    in which no shard updated it; the stopping rule (``tol``,
+    weights of one problem requires. With ``"rms"``, whose lift moved in the
+    first epoch, each shard's ``rho`` then sees the lifted norms of its
+    examples again in the second epoch, as the single-machine run does, and
+    the largest ``rho`` holds from the third. A problem has converged after
+    an epoch in which no shard updated it; the stopping rule (``tol``,
     ``n_iter_no_change``) is the estimator's, applied to the mixed run: an
     epoch's sign mistakes are those of all the shards, and its drift is that
     of the mixed weights along the mixture's update sizes, which keeps its
