@@ -50,8 +50,9 @@ cdef struct Lift:
     double* mean_norm2
     double* n_norms
     bint follow
-    # the run has seen every row: neither the largest norm nor the radius
-    # can change, and the first epoch skips the norms as later ones do
+    # the run has seen every row: the largest norm cannot change, nor the
+    # radius but in the epoch that ``settled`` names, and the first epoch
+    # skips the norms as later ones do
     bint seen
     # With RMS_LIFT, the lift settled at the end of the call before, which
     # followed the norms: this call's first epoch sees the lifted norms again
