@@ -412,6 +412,7 @@ class HalvingClassifier(
         )
         n_problems = 1 if len(classes) == 2 else len(classes)
         self._rng = check_random_state(self.random_state)
+        self._next_draws = None
         self._spaces = self.concepts_._version_spaces(n_problems)
 
     def _learn(self, X, codes):
@@ -419,8 +420,15 @@ class HalvingClassifier(
         spaces, rng = self._spaces, self._rng
         n_problems = len(spaces.n_mistakes)
         # Drawn in full even for the deterministic algorithm, so that the
-        # random stream does not depend on the path taken.
-        draws = rng.random_sample((X.shape[0], n_problems))
+        # random stream does not depend on the path taken. The first row is
+        # the one the call before drew for drawn_concept_, if any: the stream
+        # of the run's examples is then the same in any chunks.
+        if self._next_draws is None:
+            draws = rng.random_sample((X.shape[0], n_problems))
+        else:
+            draws = np.vstack(
+                [self._next_draws, rng.random_sample((X.shape[0] - 1, n_problems))]
+            )
         n_jobs = min(thread_count(self.n_jobs), n_problems)
         spaces.learn(
             X, codes, first_class(self.classes_), draws, self.randomized, n_jobs
@@ -432,14 +440,11 @@ class HalvingClassifier(
         self.fewest_mistakes_ = spaces.level.copy()
         self.version_space_size_ = spaces.sizes()
         if self.randomized:
-            # The concepts that the next example would be predicted with, of
-            # the draws it will take: read without advancing the stream, so
-            # that a stream of chunks makes the draws of one fit on them.
-            state = rng.get_state()
-            draws = rng.random_sample(n_problems)
-            rng.set_state(state)
+            # The concepts that the next example would be predicted with: of
+            # the draws it will take, kept for the next call.
+            self._next_draws = rng.random_sample((1, n_problems))
             self.drawn_concept_ = np.array(
-                [spaces.member(p, draw) for p, draw in enumerate(draws)],
+                [spaces.member(p, draw) for p, draw in enumerate(self._next_draws[0])],
                 dtype=np.intp,
             )
         if self.verbose:
