@@ -1146,15 +1146,26 @@ class KernelPerceptron(BasePerceptron):
             )
         if self.gamma != "scale" or self.kernel not in _KERNELS_WITH_GAMMA:
             return 1.0 / X.shape[1]
+        # Where every square underflows, the variance would be 0 (taken for
+        # constant data: gamma 1, a kernel of constant values) or a subnormal
+        # number without its digits.
+        check_no_underflow(X, "the squares in the variance of X (for gamma='scale')")
         # the variance of all the entries, E[x^2] - E[x]^2
         squares, sums = np.float64(mean_moments(X))
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             variance = squares / X.shape[1] - (sums / X.shape[1]) ** 2
+            gamma = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         if not np.isfinite(variance):
             raise_non_finite(
                 "the variance of X (for gamma='scale')", "before the run", _REMEDY
             )
-        return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
+        if not np.isfinite(gamma):
+            raise_non_finite(
+                "the kernel coefficient of gamma='scale', 1 / (n_features * X.var()),",
+                "before the run",
+                "or pass a float gamma",
+            )
+        return gamma
 
     def _kernel(self, X, Y):
         """The kernel matrix k(X, Y), by pairwise_kernels or inverse_dot."""

@@ -426,6 +426,33 @@ def test_inputs_whose_products_underflow_are_refused_before_any_work(estimator, 
             clone(estimator).partial_fit(tiny, y, classes=[-1, 1])
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "laplacian"])
+@pytest.mark.parametrize("scale", [1e-155, 1e-170, 1e-300])
+def test_gamma_scale_of_inputs_whose_squares_underflow_is_refused(kernel, scale):
+    """gamma='scale' divides by the variance of X: where every square
+    underflows, that variance was a subnormal number (gamma inf, NaN kernel
+    values blamed on the kernel) or 0 (gamma 1, taken for constant data,
+    and a kernel of constant values that scored 0.52 on separable data)."""
+    X, y = make_margin_classification(200, 3, margin=0.1, random_state=0)
+    clf = KernelPerceptron(kernel=kernel, random_state=0)
+    with pytest.raises(ValueError, match="underflows") as error:
+        clf.fit(X * scale, y)
+    assert "gamma='scale'" in str(error.value)
+    assert not hasattr(clf, "classes_")
+    # a float gamma is the user's: no variance is taken
+    KernelPerceptron(kernel=kernel, gamma=1.0, max_iter=2).fit(X * scale, y)
+
+
+def test_gamma_scale_that_overflows_is_refused():
+    """A variance so small that 1 / (n_features * variance) overflows."""
+    X = np.zeros((100, 3))
+    X[0, 0], X[1, 1] = 2e-154, -2e-154
+    y = np.arange(100) % 2
+    with pytest.raises(ValueError, match="non-finite") as error:
+        KernelPerceptron().fit(X, y)
+    assert "gamma='scale'" in str(error.value)
+
+
 @pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
 def test_the_scale_free_classifier_at_the_smallest_scale_taken(estimator):
     """Just above the refusal, an exact power of 2 changes no classifier."""
