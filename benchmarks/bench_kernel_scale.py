@@ -39,8 +39,10 @@ with a gamma fixed for each data set, near scikit-learn's ``"scale"`` on it
 
 The kernel (``--kernel``): RBF, or the polynomial kernel of degree 3 and
 ``coef0=1`` (KernelPerceptron's defaults, given to SVC and Nystroem, whose
-``coef0`` is 0) with the same gamma. Merging two support vectors is defined
-for the RBF kernel alone: the polynomial kernel's budgets project or remove.
+``coef0`` is 0) with the same gamma, or the cosine kernel (SVC's through
+``cosine_similarity`` as a callable, which it calls on the whole sample).
+Merging two support vectors is defined for the RBF kernel alone: the
+budgets of the others project or remove.
 ``--dtype float32`` gives every estimator the same data as float32 values
 (the default: float64).
 
@@ -93,7 +95,7 @@ Run from the repository root::
         [--predict-rows 1000000] [--data wide|classes|text|hashed|vocabulary] \
         [--busy 2] [--margins 1.0] [--refit] [--predict-with unbudgeted] \
         [--limit 600] \
-        [--kernel poly] [--dtype float32]
+        [--kernel poly|cosine] [--dtype float32]
 """
 
 import argparse
@@ -113,6 +115,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import Nystroem
 from sklearn.linear_model import SGDClassifier
+from sklearn.metrics.pairwise import cosine_similarity
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 from sklearn.svm import SVC
@@ -133,9 +136,14 @@ WORD_COUNTS = {
 KERNELS = {
     "rbf": dict(kernel="rbf"),
     "poly": dict(kernel="poly", degree=3, coef0=1.0),
+    "cosine": dict(kernel="cosine"),
 }
 # the budget strategies of each kernel, the one a budgeted prediction uses first
-STRATEGIES = {"rbf": ("merge", "project", "remove"), "poly": ("project", "remove")}
+STRATEGIES = {
+    "rbf": ("merge", "project", "remove"),
+    "poly": ("project", "remove"),
+    "cosine": ("project", "remove"),
+}
 
 DATASETS = {
     "clusters": dict(
@@ -231,7 +239,11 @@ def estimators(budget, kernel_gamma, margins=(), kernel="rbf", refit=False):
             Nystroem(**params, n_components=budget, random_state=seed),
             SGDClassifier(random_state=seed),
         ),
-        "SVC(C=10)": lambda seed=0: SVC(C=10, **params),
+        "SVC(C=10)": lambda seed=0: (
+            SVC(C=10, kernel=cosine_similarity)
+            if kernel == "cosine"
+            else SVC(C=10, **params)
+        ),
     }
 
 

@@ -67,6 +67,7 @@ _COMPILED_KERNELS = {
     "polynomial": KernelKind.KERNEL_POLY,
     "rbf": KernelKind.KERNEL_RBF,
     "sigmoid": KernelKind.KERNEL_SIGMOID,
+    "cosine": KernelKind.KERNEL_COSINE,
     "precomputed": KernelKind.KERNEL_PRECOMPUTED,
 }
 
@@ -166,12 +167,12 @@ _KERNELS_WITH_GAMMA = {"rbf", "poly", "sigmoid", "laplacian", "chi2", "inverse_d
 
 # The kernels computed on the features of dense or CSR rows, float64 or
 # float32; the budgeted loop keeps the support vectors themselves.
-_FEATURE_KERNELS = {"linear", "poly", "polynomial", "rbf", "sigmoid"}
+_FEATURE_KERNELS = {"linear", "poly", "polynomial", "rbf", "sigmoid", "cosine"}
 
 # The kernels of budget_strategy="project" (see _projects).
 _PROJECTING_KERNELS = (
-    "the 'linear' and 'rbf' kernels and the 'poly' kernel of coef0 >= 0 and "
-    "an integer degree"
+    "the 'linear', 'rbf' and 'cosine' kernels and the 'poly' kernel of "
+    "coef0 >= 0 and an integer degree"
 )
 
 _BUDGET_STRATEGIES = {
@@ -681,20 +682,20 @@ class KernelPerceptron(BasePerceptron):
         first, by ``budget_strategy``. ``None`` means no limit. A budget of at
         least half the examples that the support stays below changes nothing:
         the fit is the one without it, to the bit. With the ``"linear"``,
-        ``"poly"``, ``"rbf"`` and ``"sigmoid"`` kernels any other budget binds
-        the fit (or the call of :meth:`partial_fit`): it runs the budgeted
-        loop, which holds the support vectors themselves, and the defaults of
-        ``beta``, ``early_stopping``, ``n_iter_no_change`` and ``refit`` change
-        with it. With the other kernels a budget binds no fit: it removes the
-        oldest support vector in the loop of kernel columns, each update a
-        column over the sample as without it, and those defaults stay those of
-        a fit without a budget. Without a budget each update computes a
-        kernel column over the whole sample, and on noisy data the support
-        grows with the sample, so that the time of a fit grows faster than
-        the sample; a budget that binds bounds the work of each example by
+        ``"poly"``, ``"rbf"``, ``"sigmoid"`` and ``"cosine"`` kernels any other
+        budget binds the fit (or the call of :meth:`partial_fit`): it runs the
+        budgeted loop, which holds the support vectors themselves, and the
+        defaults of ``beta``, ``early_stopping``, ``n_iter_no_change`` and
+        ``refit`` change with it. With the other kernels a budget binds no fit:
+        it removes the oldest support vector in the loop of kernel columns,
+        each update a column over the sample as without it, and those defaults
+        stay those of a fit without a budget. Without a budget each update
+        computes a kernel column over the whole sample, and on noisy data the
+        support grows with the sample, so that the time of a fit grows faster
+        than the sample; a budget that binds bounds the work of each example by
         the budget. See the Notes for its cost and for what it does to the
-        guarantees, and :ref:`kernel_budget` for its time and accuracy
-        beside SVC and Nystroem as the sample grows.
+        guarantees, and :ref:`kernel_budget` for its time and accuracy beside
+        SVC and Nystroem as the sample grows.
 
     budget_strategy : {"auto", "merge", "project", "remove"}, default="auto"
         How a full budget makes room. ``"auto"`` takes the one of the three
@@ -714,8 +715,8 @@ class KernelPerceptron(BasePerceptron):
         which searches every vector of the class for the partner; ``z`` is
         no training sample, and when that merge changes the function more
         than removing the vector would, the vector is removed. ``"project"``
-        (the ``"linear"`` and ``"rbf"`` kernels, and ``"poly"`` of
-        ``coef0 >= 0`` and an integer ``degree``: kernels whose matrices are
+        (the ``"linear"``, ``"rbf"`` and ``"cosine"`` kernels, and ``"poly"``
+        of ``coef0 >= 0`` and an integer ``degree``: kernels whose matrices are
         positive semi-definite) removes the support vector of the smallest
         coefficients (the oldest of those) after adding its coefficients,
         times the projection of its kernel function onto the span of its 8
@@ -829,23 +830,22 @@ class KernelPerceptron(BasePerceptron):
     {{stopping_notes}}
     See :ref:`not_separable`.
 
-    Training never forms the Gram matrix: it keeps the decision values of
-    the training examples and adds the kernel column of each updated
-    example into them. Memory is ``O(n_samples * n_classes)`` plus the
-    cache of columns (``cache_size``; on CSR input, a copy of its stored
-    entries too), and time is ``O(n_samples)`` per epoch plus
-    ``O(n_samples * n_features)`` per column computed (one per update of an
-    example whose column is not in the cache). The ``"linear"``,
-    ``"poly"``, ``"rbf"`` and ``"sigmoid"`` columns are computed in the
-    compiled loop on dense or CSR, float64 or float32 rows, read as they
-    are; each product of two rows sums in feature order in double precision,
-    so that these forms of the same values give the same model bit for bit.
-    A multiclass problem is one-vs-rest in a single pass: one column serves
-    every class that an example updates. :meth:`decision_function`
-    evaluates the kernel between the samples and the support vectors only,
-    in chunks within scikit-learn's ``working_memory``. The user guide's
-    :ref:`kernel_perceptron` says how each step runs, and what it costs on
-    the data of ``benchmarks/bench_kernel_scale.py``.
+    Training never forms the Gram matrix: it keeps the decision values of the
+    training examples and adds the kernel column of each updated example into
+    them. Memory is ``O(n_samples * n_classes)`` plus the cache of columns
+    (``cache_size``; on CSR input, a copy of its stored entries too), and time
+    is ``O(n_samples)`` per epoch plus ``O(n_samples * n_features)`` per column
+    computed (one per update of an example whose column is not in the cache).
+    The ``"linear"``, ``"poly"``, ``"rbf"``, ``"sigmoid"`` and ``"cosine"``
+    columns are computed in the compiled loop on dense or CSR, float64 or
+    float32 rows, read as they are; each product of two rows sums in feature
+    order in double precision, so that these forms of the same values give the
+    same model bit for bit. A multiclass problem is one-vs-rest in a single
+    pass: one column serves every class that an example updates.
+    :meth:`decision_function` evaluates the kernel between the samples and the
+    support vectors only, in chunks within scikit-learn's ``working_memory``.
+    The user guide's :ref:`kernel_perceptron` says how each step runs, and what
+    it costs on the data of ``benchmarks/bench_kernel_scale.py``.
 
     A ``budget`` that binds (see ``budget``) keeps the support vectors
     themselves, at most ``budget`` rows, and costs ``O(budget *
@@ -1107,8 +1107,11 @@ class KernelPerceptron(BasePerceptron):
                     f"coef0={self.coef0!r}, degree={self.degree!r}. Use "
                     "budget_strategy='remove' with other kernels."
                 )
-        # tiny values continue a run of normal scale without harm
-        if self.kernel == "linear" and not (warm and self._run.radius[0] > 0):
+        # Tiny values continue a run of normal scale without harm, but for
+        # the cosine kernel's squared norms, 0 where they underflow.
+        if self.kernel == "cosine" or (
+            self.kernel == "linear" and not (warm and self._run.radius[0] > 0)
+        ):
             check_no_underflow(X, "the kernel values and decision values")
         if self.kernel != "precomputed":
             # the compiled kernels sum CSR rows in feature order
@@ -1685,7 +1688,7 @@ class KernelPerceptron(BasePerceptron):
         projections onto them grow without bound)."""
         if self.kernel in ("poly", "polynomial"):
             return self.coef0 >= 0 and float(self.degree).is_integer()
-        return self.kernel in ("linear", "rbf")
+        return self.kernel in ("linear", "rbf", "cosine")
 
     def _averages_on_support(self):
         """Whether a fit that ends on a full budget makes the averaging

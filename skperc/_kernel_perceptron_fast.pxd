@@ -99,6 +99,7 @@ cpdef enum KernelKind:
     KERNEL_RBF = 3
     KERNEL_SIGMOID = 4
     KERNEL_PRECOMPUTED = 5
+    KERNEL_COSINE = 6
 
 
 # The parameters of a kernel.
@@ -139,7 +140,7 @@ cdef struct Kernel:
     const double* by_feature_values
     const float* by_feature_values32
     double* x                 # (n_columns,) scratch: a point as float64
-    const double* sq_norms    # ||x_r||^2, for KERNEL_RBF
+    const double* sq_norms    # ||x_r||^2, for KERNEL_RBF and KERNEL_COSINE
     PyObject* compute         # compute(j, slot), for KERNEL_PYTHON
 
 

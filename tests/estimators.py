@@ -60,6 +60,7 @@ ESTIMATORS = [
     KernelPerceptron(kernel="laplacian", average=True),
     KernelPerceptron(budget=20, max_iter=5),
     KernelPerceptron(budget=20, budget_strategy="remove", max_iter=5),
+    KernelPerceptron(kernel="cosine", budget=20, max_iter=5),
     # the checks' smallest samples need a validation set of 3 classes
     KernelPerceptron(early_stopping=True, validation_fraction=0.5),
     KernelPerceptron(early_stopping=True, validation_fraction=0.5, refit=True),

@@ -41,11 +41,12 @@ PERCEPTRON_SAMPLE_WEIGHT = _sample_weight_equivalence(
 
 def _kernel_perceptron_failures(estimator):
     failures = dict(PERCEPTRON_SAMPLE_WEIGHT)
-    if estimator.kernel in ("linear", "precomputed"):
+    if estimator.kernel in ("linear", "cosine", "precomputed"):
         # with kernel="precomputed" the checks pass the linear kernel's Gram
         # matrix X X^T
         failures["check_class_weight_classifiers"] = (
-            "A sum of linear kernels without a constant term is a hyperplane "
+            "A sum of linear kernels (or of cosine kernels, the linear kernel "
+            "of x / ||x||) without a constant term is a hyperplane "
             "through the origin (see MarginPerceptron without intercept): the "
             "check needs it moved onto blobs away from the origin, which no "
             "class weight can do. test_kernel_perceptron checks that a class "

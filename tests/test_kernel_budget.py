@@ -122,6 +122,12 @@ def assert_budget_matches_reference(
         def reference_kernel(A, x):
             return A @ x
 
+    elif kernel == "cosine":
+
+        def reference_kernel(A, x):
+            norms = np.linalg.norm(A, axis=1) * np.linalg.norm(x)
+            return np.divide(A @ x, norms, out=np.zeros(len(A)), where=norms > 0)
+
     rows, coef, n_updates = reference_budget_fit(
         X,
         np.where(y == 1, 1.0, -1.0),
@@ -159,6 +165,7 @@ def assert_budget_matches_reference(
         ("merge", "rbf", 5.0),
         ("project", "rbf", 0.5),
         ("project", "poly", 0.5),
+        ("project", "cosine", 0.5),
     ],
 )
 @pytest.mark.parametrize("seed", range(6))
@@ -194,18 +201,21 @@ def test_projection_onto_zero_functions_adds_nothing(seed, average):
     assert np.isfinite(estimator.dual_coef_).all()
 
 
-@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+@pytest.mark.parametrize("kernel", ["poly", "cosine", "rbf"])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("average", [False, True])
 def test_projection_takes_the_oldest_of_equal_neighbours(kernel, seed, average):
     """Rows repeated, or rows of zeros under the polynomial kernel (whose
-    function is the constant coef0 ** degree), give equal kernel values, and
+    function is the constant coef0 ** degree) and the cosine kernel (the
+    zero function), give equal kernel values, and
     of those the projection's 8 nearest are the oldest, as in the reference,
     whatever the slots that earlier removals moved them to."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(300, 3))
+    # the cosine kernel's matrices have at most the rank of the features: on
+    # 3 the 8 neighbours' would be singular, but for its ridge, without ties
+    X = rng.normal(size=(300, 12 if kernel == "cosine" else 3))
     y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
-    if kernel == "poly":
+    if kernel in ("poly", "cosine"):
         X[rng.random(300) < 0.3] = 0.0
     else:
         X = X[rng.integers(0, 40, size=300)]

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimators import _cosine_kernel
 from numpy.testing import assert_allclose, assert_array_equal
 from reference_kernel_perceptron import reference_kernel_fit
 from sklearn.datasets import load_iris, make_circles, make_classification
@@ -22,6 +23,7 @@ from skperc import KernelPerceptron, MarginPerceptron
 from skperc._kernel_budget_fast import support_block_rows
 from skperc._kernel_perceptron import (
     _COMPILED_KERNELS,
+    _FEATURE_KERNELS,
     _class_order,
     _on_columns,
     _support_reading,
@@ -65,6 +67,9 @@ def dual_vector(estimator, n_samples, problem=0):
     coef[estimator.support_] = estimator.dual_coef_[problem]
     return coef
 
+
+# the kernels that the compiled loops compute on the features
+FEATURE_KERNELS = sorted(_FEATURE_KERNELS - {"polynomial"})
 
 KERNELS = [
     dict(kernel="rbf", gamma=0.4),
@@ -114,7 +119,12 @@ def test_matches_reference(kernel, beta, average, budget):
 
 
 @pytest.mark.parametrize(
-    "kernel", [dict(kernel="laplacian", gamma=0.3), dict(kernel="cosine")]
+    "kernel",
+    [
+        dict(kernel="laplacian", gamma=0.3),
+        dict(kernel=_cosine_kernel, kernel_params=dict(shift=0.0)),
+    ],
+    ids=["laplacian", "callable"],
 )
 @pytest.mark.parametrize("beta", [0.0, "scale"])
 @pytest.mark.parametrize("average", [False, True])
@@ -140,7 +150,8 @@ def test_classes_sharing_a_budget_match_reference(kernel, beta, average, seed):
         tol=None,
         early_stopping=False,
     ).fit(X, y, sample_weight=weight)
-    K = pairwise_kernels(X, metric=kernel["kernel"], **_params(kernel))
+    params = kernel.get("kernel_params", _params(kernel))
+    K = pairwise_kernels(X, metric=kernel["kernel"], **params)
     expected = reference_kernel_fit(
         K,
         np.where(y[:, None] == np.arange(n_classes), 1.0, -1.0),
@@ -203,7 +214,7 @@ def test_linear_kernel_is_margin_perceptron(beta, multiclass):
     assert_allclose(kernel.margin_, linear.margin_, rtol=1e-9)
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 @pytest.mark.parametrize(
     "gamma, coef0, degree", [(0.1, 1.0, 3), (0.7, 0.5, 2.5), (0.05, -2.0, 2)]
 )
@@ -219,6 +230,36 @@ def test_compiled_columns_are_pairwise_kernels(kernel, gamma, coef0, degree):
         assert_allclose(column, expected[:, j], rtol=1e-13, atol=1e-15)
     diagonal = kernel_diagonal(sq_norms, spec)
     assert_allclose(diagonal, np.diagonal(expected), rtol=1e-13)
+
+
+def test_compiled_cosine_kernel_is_the_cosine_at_any_scale_and_0_at_rows_of_zeros():
+    """A row of zeros has the value 0 with every row, itself included, as in
+    pairwise_kernels' "cosine"; the others are within rounding of the cosine
+    at any scale of the rows (where pairwise_kernels leaves a row of norm
+    below 10 machine epsilons as it is, its cosines scaled by its norm); the
+    diagonal is 1, and k(x, z) has the bits of k(z, x)."""
+    rng = np.random.RandomState(3)
+    X = rng.randn(60, 9)
+    X[[0, 17, 40]] = 0.0
+    X[5] *= 1e-100
+    X[6] *= 1e100
+    sq_norms = squared_norms(X)
+    spec = dict(kind=_COMPILED_KERNELS["cosine"], gamma=0.0, coef0=0.0, degree=3)
+    columns = np.array([kernel_column(X, sq_norms, spec, j) for j in range(60)])
+    assert columns.tobytes() == columns.T.tobytes()
+    norms = np.linalg.norm(X, axis=1)
+    units = X / np.where(norms > 0, norms, 1.0)[:, None]
+    assert_allclose(columns, units @ units.T, rtol=1e-13, atol=1e-15)
+    assert (columns[[0, 17, 40]] == 0).all()
+    normal = np.delete(np.arange(60), 5)
+    assert_allclose(
+        columns[np.ix_(normal, normal)],
+        pairwise_kernels(X[normal], metric="cosine"),
+        rtol=1e-13,
+        atol=1e-15,
+    )
+    diagonal = kernel_diagonal(sq_norms, spec)
+    assert_array_equal(diagonal, (norms > 0).astype(float))
 
 
 @pytest.mark.parametrize("degree", [2, 3, 4])
@@ -252,7 +293,7 @@ def test_compiled_poly_values_of_degree_2_to_4_are_within_their_roundings(degree
     assert negative > 100
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_csr_columns_read_by_feature_are_the_bits_of_rows(kernel):
     """The training loop reads CSR rows by feature: at each feature of
     point j, the rows stored there. Each row's sum still runs in feature
@@ -287,7 +328,7 @@ def test_csr_columns_read_by_feature_are_the_bits_of_rows(kernel):
             assert posted.tobytes() == column.tobytes()
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
     """The column of CSR rows sums the stored products in feature order,
     which is the dense sum but for zero products: the same bits, float32
@@ -319,7 +360,7 @@ def test_compiled_columns_of_csr_and_float32_rows_are_the_dense_bits(kernel):
         )
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_held_kernel_values_have_the_bits_of_the_columns(kernel, dtype):
     """The kernel values of a visited example with the held updates' points,
@@ -378,7 +419,7 @@ def test_products_in_tiles_of_rows_have_the_bits_of_a_column_at_a_time(kernel):
             assert products.tobytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_products_of_few_rows_a_row_at_a_time_have_the_bits_of_columns(kernel):
     """Fewer than 6 rows go a row at a time against the support as it
     lies: a dense support with its vectors in the lanes of a register, two
@@ -486,7 +527,7 @@ def assert_csr_products_have_the_bits_of_dense_rows(X, support, kernel, rng, sup
                 assert products.tobytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_csr_products_a_row_at_a_time_have_the_bits_of_dense_rows(kernel):
     """kernel_products computes the products of a CSR row with the support
     all at once, from panels of the support read at the row's stored
@@ -576,7 +617,7 @@ def test_csr_rows_on_columns_are_their_values_there(n_rows):
     assert_array_equal(on_columns.toarray(), X.toarray()[:, columns])
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_few_csr_rows_read_the_support_by_feature_with_the_bits_of_dense_rows(
     kernel,
 ):
@@ -598,7 +639,7 @@ def test_few_csr_rows_read_the_support_by_feature_with_the_bits_of_dense_rows(
     )
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 def test_csr_products_read_by_feature_have_the_bits_of_dense_rows(kernel):
     """Over more than 4,096 features (here 5,000), kernel_products reads a
     CSR support by feature, its values at each stored feature of a row: each
@@ -658,7 +699,7 @@ def test_block_rows_of_the_budget_have_the_bits_of_a_column_at_a_time(kernel):
             assert block_rows.tobytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("kernel", FEATURE_KERNELS)
 @pytest.mark.parametrize("budget", [None, 10])
 def test_csr_and_float32_training_computes_no_kernel_in_python(
     kernel, budget, monkeypatch

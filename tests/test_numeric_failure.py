@@ -408,7 +408,11 @@ def _underflow_estimators():
 
 
 @pytest.mark.parametrize("scale", [1e-162, 1e-200, 1e-300])
-@pytest.mark.parametrize("estimator", _underflow_estimators(), ids=repr)
+@pytest.mark.parametrize(
+    "estimator",
+    [*_underflow_estimators(), KernelPerceptron(kernel="cosine", random_state=0)],
+    ids=repr,
+)
 def test_inputs_whose_products_underflow_are_refused_before_any_work(estimator, scale):
     """Every squared norm and decision value underflowed: the perceptrons
     scored 0.485 on separable data and blamed separability in a
