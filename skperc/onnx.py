@@ -114,7 +114,6 @@ from skl2onnx.common.shape_calculator import (
 )
 from skl2onnx.common.utils_classifier import get_label_classes
 from skl2onnx.proto import onnx_proto
-from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from ._halving import HalvingClassifier
@@ -406,7 +405,13 @@ def _kernel_matrix(estimator, X, opv, scope, container):
     if kernel == "additive_chi2":
         return OnnxNeg(_chi2_sums(X, vectors, opv, scope, container), op_version=opv)
     if kernel == "cosine":
-        # scikit-learn's normalize leaves a zero row as it is
+        # A row of zeros stays as it is (its values 0), any other is divided
+        # by its norm, however small, as KernelPerceptron's kernel does
+        # (scikit-learn's normalize leaves a row of norm below 10 machine
+        # epsilons as it is).
+        dense = _dense(vectors)
+        sv_norms = np.sqrt(np.einsum("ij,ij->i", dense, dense))
+        units = dense / np.where(sv_norms > 0, sv_norms, 1.0)[:, None]
         norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
         safe_norms = OnnxWhere(
             OnnxEqual(norms, scalar(0.0), op_version=opv),
@@ -416,7 +421,7 @@ def _kernel_matrix(estimator, X, opv, scope, container):
         )
         return OnnxMatMul(
             OnnxDiv(products_of, safe_norms, op_version=opv),
-            _initializer(_dense(normalize(vectors).T), scope, container),
+            _initializer(units.T, scope, container),
             op_version=opv,
         )
     if kernel == "inverse_dot":

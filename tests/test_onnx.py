@@ -339,6 +339,23 @@ def test_csr_support_converts_on_the_columns_it_uses(kernel, budget):
         assert size > dense_support
 
 
+def test_cosine_support_vector_of_tiny_norm_converts_to_its_direction():
+    """The cosine kernel divides a row by its norm however small (0 at a
+    row of zeros): the graph holds the support so, not as scikit-learn's
+    normalize, which leaves a row of norm below 10 machine epsilons as it
+    is."""
+    X, y = _binary()
+    X = X.copy()
+    X[0] *= 1e-20
+    model = KernelPerceptron(kernel="cosine", shuffle=False, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    # the first example visited updates the zero function
+    assert 0 in model.support_
+    _assert_same_as_estimator(model, X)
+
+
 def _fitted_on_the_digits(estimator):
     X, y = load_digits(return_X_y=True)
     with warnings.catch_warnings():
