@@ -1155,7 +1155,7 @@ class KernelPerceptron(BasePerceptron):
         check_no_underflow(X, "the squares in the variance of X (for gamma='scale')")
         # the variance of all the entries, E[x^2] - E[x]^2
         squares, sums = np.float64(mean_moments(X))
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             variance = squares / X.shape[1] - (sums / X.shape[1]) ** 2
             gamma = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         if not np.isfinite(variance):

@@ -268,6 +268,16 @@ def _dense(matrix):
     return np.asarray(matrix, dtype=np.float64)
 
 
+def _support_squared_norms(vectors):
+    """||v||^2 of each support vector, as KernelPerceptron sums them,
+    without a dense copy."""
+    return squared_norms(
+        vectors.tocsr()
+        if sp.issparse(vectors)
+        else np.ascontiguousarray(vectors, dtype=np.float64)
+    )
+
+
 def _pairwise_terms(X, Y, opv, scope, container):
     """x_k and y_k of every pair of samples, of shapes (n_X, 1, n_features)
     and (1, n_Y, n_features), which broadcast together."""
@@ -366,15 +376,8 @@ def _kernel_matrix(estimator, X, opv, scope, container):
                     _row_sums(OnnxMul(X, X, op_version=opv), opv),
                     op_version=opv,
                 ),
-                # as KernelPerceptron sums them, without a dense copy
                 _initializer(
-                    squared_norms(
-                        vectors.tocsr()
-                        if sp.issparse(vectors)
-                        else np.ascontiguousarray(vectors, dtype=np.float64)
-                    )[None, :],
-                    scope,
-                    container,
+                    _support_squared_norms(vectors)[None, :], scope, container
                 ),
                 op_version=opv,
             ),
@@ -409,9 +412,8 @@ def _kernel_matrix(estimator, X, opv, scope, container):
         # by its norm, however small, as KernelPerceptron's kernel does
         # (scikit-learn's normalize leaves a row of norm below 10 machine
         # epsilons as it is).
-        dense = _dense(vectors)
-        sv_norms = np.sqrt(np.einsum("ij,ij->i", dense, dense))
-        units = dense / np.where(sv_norms > 0, sv_norms, 1.0)[:, None]
+        sv_norms = np.sqrt(_support_squared_norms(vectors))
+        units = _dense(vectors) / np.where(sv_norms > 0, sv_norms, 1.0)[:, None]
         norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
         safe_norms = OnnxWhere(
             OnnxEqual(norms, scalar(0.0), op_version=opv),
