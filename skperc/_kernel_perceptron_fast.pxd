@@ -36,6 +36,10 @@ cdef extern from "poly.h":
     void skperc_poly(double* out, Py_ssize_t n, double gamma, double coef0,
                      int degree) noexcept nogil
 
+cdef extern from "cosine.h":
+    void skperc_cosine(double* out, const double* sq_norms, double sq_norm_x,
+                       Py_ssize_t n) noexcept nogil
+
 cdef extern from "columns.h":
     bint skperc_all_finite(const double* values, Py_ssize_t n) noexcept nogil
     void skperc_add(double a, const double* column, double* f,

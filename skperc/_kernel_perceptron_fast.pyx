@@ -25,7 +25,7 @@ _kernel_perceptron_fast.pxd.
 from cpython.ref cimport PyObject
 from cython.parallel cimport prange, threadid
 from cython.view cimport array as c_array
-from libc.math cimport INFINITY, NAN, pow, sqrt, tanh
+from libc.math cimport pow, sqrt, tanh
 from libc.stdint cimport int32_t, int64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -353,25 +353,6 @@ cdef void _poly_values(double* out, Py_ssize_t n, double gamma, double coef0,
             out[r] = pow(gamma * out[r] + coef0, degree)
 
 
-cdef void _cosine_values(double* out, const double* sq_norms, Py_ssize_t n,
-                         double sq_norm_x) noexcept nogil:
-    """out[r] = x_r . x / (||x_r|| ||x||) from the products out[r] = x_r . x:
-    0 where a point is 0, as pairwise_kernels' "cosine", and NaN where a
-    squared norm overflowed, which the loop reports as an overflow (where
-    pairwise_kernels gives 0). The product of the two norms, not a quotient
-    by each in turn, gives k(x_r, x) and k(x, x_r) the same bits."""
-    cdef Py_ssize_t r
-    cdef double norm_x = sqrt(sq_norm_x), norms
-    for r in range(n):
-        norms = sqrt(sq_norms[r]) * norm_x
-        if norms == 0.0:
-            out[r] = 0.0
-        elif norms == INFINITY:
-            out[r] = NAN
-        else:
-            out[r] = out[r] / norms
-
-
 cdef void _apply_kernel(const Kernel* kernel, const double* sq_norms,
                         Py_ssize_t n, double sq_norm_x,
                         double* out) noexcept nogil:
@@ -385,7 +366,7 @@ cdef void _apply_kernel(const Kernel* kernel, const double* sq_norms,
         for r in range(n):
             out[r] = tanh(kernel.gamma * out[r] + kernel.coef0)
     elif kernel.kind == KERNEL_COSINE:
-        _cosine_values(out, sq_norms, n, sq_norm_x)
+        skperc_cosine(out, sq_norms, sq_norm_x, n)
 
 
 cdef void _apply_kernel_row(const Kernel* kernel, double sq_norm_r,

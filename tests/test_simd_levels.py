@@ -22,7 +22,8 @@ DISABLE = {"none": "AVX2", "AVX2": "AVX512F", "AVX512F": ""}
 # float32), the budgeted loop and the substitutions of its averaging epoch,
 # over dense rows and over the stored features of CSR
 # ones, the products of early stopping's validation part and
-# of margin_ (more than 2,000 examples), the RBF and polynomial kernels.
+# of margin_ (more than 2,000 examples), the RBF, polynomial and cosine
+# kernels (the cosine's with points of zeros, whose values are replaced).
 FITS = r"""
 import hashlib
 import numpy as np
@@ -49,6 +50,8 @@ for X, y, options in [
     (large[:3000], y_large[:3000], {"budget": 100, "max_iter": 3}),
     (sparse, y_small, {"budget": 40}),
     (sparse, y_small, {"budget": 40, "budget_strategy": "project"}),
+    (small, y_small, {"kernel": "cosine"}),
+    (sparse, y_small, {"kernel": "cosine", "budget": 40}),
 ]:
     clf = KernelPerceptron(random_state=0, **options).fit(X, y)
     scores = clf.validation_scores_
@@ -64,9 +67,10 @@ for X, y, options in [
 # dense and CSR rows, and of a prediction of a few rows (a row at a time)
 rng = np.random.default_rng(0)
 rows = rng.standard_normal((700, 30))
+rows[::50] = 0.0
 support = rows[rng.choice(700, 90, replace=False)]
 coef = rng.standard_normal((2, 90))
-for kind in ("rbf", "poly"):
+for kind in ("rbf", "poly", "cosine"):
     spec = dict(kind=_COMPILED_KERNELS[kind], gamma=0.05, coef0=1.0, degree=3)
     sparse_rows = sp.csr_matrix(np.where(np.abs(rows) < 1.0, 0.0, rows))
     for X in (rows, rows.astype(np.float32), rows[:3], sparse_rows,

@@ -1,16 +1,15 @@
 /* The vector instructions that the kernel perceptron's products (dots.h),
-   RBF columns (rbf.h), polynomial kernel values (poly.h) and the checks
-   and additions of its columns (columns.h) run on, chosen
-   at run time: the processor's best, or a lower level that
-   skperc_set_simd is given. Every kernel
-   computes each value lane by lane with the same operations in the same
-   order, so the level changes the time, never a bit. (The AVX2 and
-   AVX-512F targets offer fused multiply-adds; -ffp-contract=off, in
-   pyproject.toml, keeps every multiplication and addition rounded apart,
-   and the same bits rest on it. The one fused step, the exponential's
-   (rbf.h), is an explicit fma, rounded once at every level: the AVX2
-   level asks for the FMA instructions too, which every processor with
-   AVX2 has.) */
+   RBF columns (rbf.h), polynomial and cosine kernel values (poly.h,
+   cosine.h) and the checks and additions of its columns (columns.h) run
+   on, chosen at run time: the processor's best, or a lower level that
+   skperc_set_simd is given. Every kernel computes each value lane by lane
+   with the same operations in the same order, so the level changes the
+   time, never a bit. (The AVX2 and AVX-512F targets offer fused
+   multiply-adds; -ffp-contract=off, in pyproject.toml, keeps every
+   multiplication and addition rounded apart, and the same bits rest on
+   it. The one fused step, the exponential's (rbf.h), is an explicit fma,
+   rounded once at every level: the AVX2 level asks for the FMA
+   instructions too, which every processor with AVX2 has.) */
 #ifndef SKPERC_SIMD_H
 #define SKPERC_SIMD_H
 
@@ -30,7 +29,8 @@ static int skperc_simd = SKPERC_SIMD_NONE;
 
 /* NAME##_avx512, NAME##_avx2 or NAME##_generic on the arguments, by the
    level in force: the call of a function compiled at each level (rbf.h,
-   poly.h, columns.h). Without lanes there is only NAME##_generic. */
+   poly.h, cosine.h, columns.h). Without lanes there is only
+   NAME##_generic. */
 #ifdef SKPERC_HAVE_LANES
 #define SKPERC_AT_SIMD_LEVEL(NAME, ...)                                 \
     (skperc_simd == SKPERC_SIMD_AVX512 ? NAME##_avx512(__VA_ARGS__)     \
@@ -42,7 +42,7 @@ static int skperc_simd = SKPERC_SIMD_NONE;
 
 /* LOOP(SUFFIX, TARGET) at each level, SUFFIX generic, avx2 and avx512
    with the target attribute of that level: the functions of each level
-   that SKPERC_AT_SIMD_LEVEL calls (poly.h, columns.h). */
+   that SKPERC_AT_SIMD_LEVEL calls (poly.h, cosine.h, columns.h). */
 #ifdef SKPERC_HAVE_LANES
 #define SKPERC_AT_EACH_SIMD_LEVEL(LOOP)                                 \
     LOOP(generic, )                                                     \
