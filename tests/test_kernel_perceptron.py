@@ -16,7 +16,7 @@ from reference_kernel_perceptron import reference_kernel_fit
 from sklearn.datasets import load_iris, make_circles, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import StandardScaler, normalize
 from sparse_data import spread_columns, word_rows
 
 from skperc import KernelPerceptron, MarginPerceptron
@@ -260,6 +260,29 @@ def test_compiled_cosine_kernel_is_the_cosine_at_any_scale_and_0_at_rows_of_zero
     )
     diagonal = kernel_diagonal(sq_norms, spec)
     assert_array_equal(diagonal, (norms > 0).astype(float))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cosine_kernel_fits_the_linear_kernel_of_the_normalized_rows(seed):
+    """A sum of cosine kernels is a linear function of x / ||x|| (the user
+    guide's *Kernels*): the default fit with the cosine kernel makes the
+    updates of the fit with the linear kernel on the normalized rows, and
+    its decision values are theirs within rounding, on data that no linear
+    function of the raw rows separates."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(300, 5) + rng.randn(5)
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.randn(300) > 0).astype(int)
+    cosine = KernelPerceptron(kernel="cosine", random_state=seed).fit(X, y)
+    linear = KernelPerceptron(kernel="linear", random_state=seed)
+    linear.fit(normalize(X), y)
+    assert_array_equal(cosine.n_updates_, linear.n_updates_)
+    assert_array_equal(cosine.support_, linear.support_)
+    assert_allclose(
+        cosine.decision_function(X),
+        linear.decision_function(normalize(X)),
+        rtol=1e-10,
+        atol=1e-10,
+    )
 
 
 @pytest.mark.parametrize("degree", [2, 3, 4])
