@@ -466,7 +466,11 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     ``fit_intercept=False`` or ``intercept_scaling=1.0``, the weights and
     intercepts are those of :class:`sklearn.linear_model.Perceptron` with
     ``penalty=None``, ``tol=None`` and the same options on dense input, to
-    the last bit. float32 input is used without a copy and gives the
+    the last bit: sample weights too, and class weights on two classes.
+    (With more classes, scikit-learn's class weights weigh only the
+    positives of each one-vs-rest problem, its negatives weighing 1, where
+    here an example has its class's weight in every problem, as a sample
+    weight would.) float32 input is used without a copy and gives the
     float64 result to rounding.
 
     A sample weight multiplies the update of its example; an example of

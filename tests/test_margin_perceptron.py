@@ -144,13 +144,33 @@ def test_lazy_average_is_the_mean_of_the_iterates():
     )
 
 
-@pytest.mark.parametrize("n_classes", [2, 4])
+# The weights that scikit-learn's Perceptron and MarginPerceptron define
+# alike: none, sample weights, and class weights on two classes. With more
+# classes, Perceptron weighs only the positives of each one-vs-rest problem
+# by their class's weight (its negatives weigh 1), where MarginPerceptron
+# gives each example its class's weight in every problem (the docstring's
+# Notes say so): their class weights differ by definition there.
+WEIGHTINGS = [
+    (n_classes, weighting)
+    for n_classes in (2, 4)
+    for weighting in (None, "sample", "class")
+    if not (n_classes > 2 and weighting == "class")
+]
+
+
+@pytest.mark.parametrize("n_classes, weighting", WEIGHTINGS)
 @pytest.mark.parametrize("max_iter", [1, 5, 30])
 @pytest.mark.parametrize("fit_intercept", [False, True])
-def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter, fit_intercept):
+def test_bitwise_equal_to_sklearn_perceptron(
+    n_classes, weighting, max_iter, fit_intercept
+):
     # A lift of 1 updates the intercept by eta0 * y, as scikit-learn does
     # for dense input.
     X, y = noisy_data(n_classes=n_classes, n_samples=200, n_features=9)
+    class_weight = {0: 2.5, 1: 0.5} if weighting == "class" else None
+    fit_params = {}
+    if weighting == "sample":
+        fit_params["sample_weight"] = np.random.RandomState(1).uniform(0.1, 3, 200)
     ours = quiet_fit(
         MarginPerceptron(
             beta=0,
@@ -161,9 +181,11 @@ def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter, fit_intercept)
             max_iter=max_iter,
             tol=None,
             average=False,
+            class_weight=class_weight,
         ),
         X,
         y,
+        **fit_params,
     )
     theirs = quiet_fit(
         Perceptron(
@@ -173,9 +195,11 @@ def test_bitwise_equal_to_sklearn_perceptron(n_classes, max_iter, fit_intercept)
             tol=None,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
+            class_weight=class_weight,
         ),
         X,
         y,
+        **fit_params,
     )
     assert_array_equal(ours.coef_, theirs.coef_)
     assert_array_equal(ours.intercept_, theirs.intercept_)
