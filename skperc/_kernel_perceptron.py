@@ -539,7 +539,11 @@ class KernelPerceptron(BasePerceptron):
         of the training samples and :meth:`decision_function` the kernel
         between the test and the training samples, of shape
         ``(n_samples_test, n_samples_train)``. A callable is called by
-        ``pairwise_kernels`` on pairs of samples with ``kernel_params``.
+        ``pairwise_kernels`` on pairs of samples (two 1-D rows) with
+        ``kernel_params``, as in :class:`~sklearn.kernel_ridge.KernelRidge`
+        and :class:`~sklearn.kernel_approximation.Nystroem`; one written for
+        :class:`~sklearn.svm.SVC`, which takes two matrices and returns
+        their Gram matrix, gives ``"precomputed"`` its matrices.
 
     gamma : {"scale", "auto"} or float, default="scale"
         The coefficient of the ``"rbf"``, ``"poly"``, ``"sigmoid"``,
