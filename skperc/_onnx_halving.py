@@ -19,12 +19,20 @@ def stump_vote_margins(estimator, X, opv):
     """The node of ``estimator.decision_function`` on the float64 node X, of
     shape (n_samples, n_problems): ``(2 |K+| - |K|) / |K|`` per version
     space ``K``, ``K+`` its stumps voting +1."""
-    if estimator.randomized or not isinstance(estimator.concepts_, DecisionStumps):
+    concepts = estimator.concepts_
+    # a subclass of DecisionStumps that predicts otherwise is no vote of
+    # plain stumps (DecisionStumps._version_spaces halves it through its
+    # own predictions)
+    if (
+        estimator.randomized
+        or not isinstance(concepts, DecisionStumps)
+        or type(concepts)._predict_concepts is not DecisionStumps._predict_concepts
+    ):
         raise ValueError(
             "Only HalvingClassifier(randomized=False) over DecisionStumps "
-            "converts to ONNX, as a vote of stumps; got "
-            f"randomized={estimator.randomized} over "
-            f"{type(estimator.concepts_).__name__}."
+            "(not a subclass with its own _predict_concepts) converts to "
+            "ONNX, as a vote of stumps; got "
+            f"randomized={estimator.randomized} over {type(concepts).__name__}."
         )
     spaces = [
         estimator.version_space(problem)

@@ -38,12 +38,17 @@ What is converted:
   ``"laplacian"`` (and the chi2 kernels, which take no CSR input): on
   ``HashingVectorizer``'s 2**20 columns, a support on a few thousand of
   them;
-- :class:`~skperc.MarginMLPClassifier`: the ReLU layers and the output
-  units;
+- :class:`~skperc.MarginMLPClassifier`: the ReLU layers (with
+  ``hidden_beta``, each unit's input translated by ``hidden_thresholds_``)
+  and the output units;
 - :class:`~skperc.HalvingClassifier` over
   :class:`~skperc.concepts.DecisionStumps` with ``randomized=False``: the
-  vote of each version space; other concept classes and randomized halving
-  raise a ``ValueError``.
+  vote of each version space; other concept classes (a subclass of
+  ``DecisionStumps`` with its own ``_predict_concepts`` among them) and
+  randomized halving raise a ``ValueError``.
+
+A binary classifier converts from ``target_opset`` 12 on (its labels take
+the operator GreaterOrEqual); an earlier opset raises a ``ValueError``.
 
 The graph computes as the estimator does: in float64 (float32 input is
 cast to it, as the estimators' input validation does), except a
@@ -89,6 +94,7 @@ from skl2onnx.algebra.onnx_ops import (
     OnnxGather,
     OnnxGreaterOrEqual,
     OnnxIdentity,
+    OnnxLess,
     OnnxMatMul,
     OnnxMax,
     OnnxMul,
@@ -188,6 +194,12 @@ def _write_classifier_outputs(scope, operator, container, scores, dtype):
     if len(labels) == 2:
         # classes_[1] where f >= 0: ArgMax over [-f, f] would pick
         # classes_[0] on a tie
+        if opv is not None and opv < 12:
+            raise ValueError(
+                f"A binary {type(estimator).__name__} converts to ONNX from "
+                "target_opset 12 on: its labels take GreaterOrEqual, an "
+                f"operator of opset 12; got target_opset={opv}."
+            )
         index = OnnxCast(
             OnnxGreaterOrEqual(scores, np.zeros(1, dtype=dtype), op_version=opv),
             to=onnx_proto.TensorProto.INT64,
@@ -384,7 +396,16 @@ def _kernel_matrix(estimator, X, opv, scope, container):
             scalar(0.0),
             op_version=opv,
         )
-        return OnnxExp(OnnxMul(squared, scalar(-gamma), op_version=opv), op_version=opv)
+        exponent = OnnxMul(squared, scalar(-gamma), op_version=opv)
+        # KernelPerceptron's exponential is 0 below -707 (src/rbf.h), where
+        # onnxruntime's gives subnormal numbers: a row far from every
+        # support vector has the decision value 0, and its label, there too
+        return OnnxWhere(
+            OnnxLess(exponent, scalar(-707.0), op_version=opv),
+            scalar(0.0),
+            OnnxExp(exponent, op_version=opv),
+            op_version=opv,
+        )
     if kernel == "laplacian":
         x, y = _pairwise_terms(X, vectors, opv, scope, container)
         distances = OnnxReduceSumApi11(
@@ -408,16 +429,19 @@ def _kernel_matrix(estimator, X, opv, scope, container):
     if kernel == "additive_chi2":
         return OnnxNeg(_chi2_sums(X, vectors, opv, scope, container), op_version=opv)
     if kernel == "cosine":
-        # A row of zeros stays as it is (its values 0), any other is divided
+        # A row or support vector of norm 0 (of zeros, or whose squares all
+        # underflow) has the value 0 with every other, any other is divided
         # by its norm, however small, as KernelPerceptron's kernel does
         # (scikit-learn's normalize leaves a row of norm below 10 machine
-        # epsilons as it is).
+        # epsilons as it is); a row divided by an infinite norm is 0.
         sv_norms = np.sqrt(_support_squared_norms(vectors))
-        units = _dense(vectors) / np.where(sv_norms > 0, sv_norms, 1.0)[:, None]
+        units = np.zeros(vectors.shape)
+        positive = sv_norms > 0
+        units[positive] = _dense(vectors)[positive] / sv_norms[positive, None]
         norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
         safe_norms = OnnxWhere(
             OnnxEqual(norms, scalar(0.0), op_version=opv),
-            scalar(1.0),
+            scalar(np.inf),
             norms,
             op_version=opv,
         )
@@ -484,6 +508,7 @@ def _convert_margin_mlp(scope, operator, container):
     )
     activation = _input(operator, dtype, opv)
     n_layers = len(estimator.coefs_)
+    thresholds = estimator.hidden_thresholds_
     for layer, (coef, intercept) in enumerate(
         zip(estimator.coefs_, estimator.intercepts_, strict=True)
     ):
@@ -494,6 +519,13 @@ def _convert_margin_mlp(scope, operator, container):
             opv,
         )
         if layer < n_layers - 1:
+            if thresholds is not None:
+                # a hidden_beta's translation, after the intercept as in
+                # the estimator's forward pass (not folded into it, which
+                # would round otherwise)
+                activation = OnnxSub(
+                    activation, thresholds[layer].astype(dtype), op_version=opv
+                )
             activation = OnnxRelu(activation, op_version=opv)
     _write_classifier_outputs(scope, operator, container, activation, dtype)
 

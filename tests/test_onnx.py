@@ -20,7 +20,9 @@ from skperc import (
     MarginMLPClassifier,
     MarginPerceptron,
 )
+from skperc.concepts import DecisionStumps
 from skperc.distributed import ParameterMixingClassifier
+from skperc.schedules import ConstantThreshold, RelativeThreshold
 
 REASON = "the ONNX export needs the extra onnx: pip install -e '.[onnx]'"
 skl2onnx = pytest.importorskip("skl2onnx", reason=REASON)
@@ -115,6 +117,23 @@ CASES = [
     (
         MarginMLPClassifier((16,), beta=0.0, max_iter=30, random_state=0),
         _multiclass,
+        None,
+    ),
+    (
+        MarginMLPClassifier(
+            (8,), hidden_beta=ConstantThreshold(1.0), max_iter=30, random_state=0
+        ),
+        _binary,
+        None,
+    ),
+    (
+        MarginMLPClassifier(
+            (8, 4),
+            hidden_beta=RelativeThreshold(0.5),
+            max_iter=30,
+            random_state=0,
+        ),
+        _iris_strings,
         None,
     ),
     (HalvingClassifier(), _binary, None),
@@ -356,6 +375,55 @@ def test_cosine_support_vector_of_tiny_norm_converts_to_its_direction():
     _assert_same_as_estimator(model, X)
 
 
+def test_cosine_rows_and_support_vectors_whose_squares_underflow_have_value_0():
+    """A norm whose squares all underflow is 0, and the cosine kernel is 0
+    at a row or support vector of norm 0: the graph gives those values 0,
+    not the products over a norm replaced by 1, which would decide the
+    labels of rows where every other value is 0."""
+    X = np.array([[1e-170, 0.0], [0.0, 1.0]])
+    model = KernelPerceptron(kernel="cosine", shuffle=False, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, [0, 1])
+    # the first support vector's norm is 0; [1, 0] is orthogonal to the
+    # second, and [2e-170, -1e-170] a row of norm 0
+    assert_array_equal(model.support_, [0, 1])
+    rows = np.array([[1.0, 0.0], [2e-170, -1e-170], [2.0, 1.0]])
+    assert_array_equal(model.decision_function(rows)[:2], 0.0)
+    assert_array_equal(model.predict(rows)[:2], 1)
+    _assert_same_as_estimator(model, rows)
+
+
+def test_rbf_rows_far_from_every_support_vector_have_value_0():
+    """KernelPerceptron's exponential is 0 below -707: a row that far from
+    every support vector has the decision value 0 and the label
+    classes_[1], in the graph too (onnxruntime's exponential is a
+    subnormal number there, of either sign once weighted)."""
+    X = np.array([[0.0], [1.0]])
+    model = KernelPerceptron(gamma=1.0, shuffle=False).fit(X, [0, 1])
+    rows = np.array([[-np.sqrt(720.0)], [np.sqrt(720.0) + 1.0], [0.25]])
+    assert_array_equal(model.decision_function(rows)[:2], 0.0)
+    assert_array_equal(model.predict(rows)[:2], 1)
+    _assert_same_as_estimator(model, rows)
+
+
+@pytest.mark.parametrize(
+    "estimator", [MarginPerceptron(), KernelPerceptron(max_iter=5)]
+)
+def test_binary_models_need_opset_12(estimator):
+    """A binary model's labels take GreaterOrEqual (opset 12): an earlier
+    target_opset is refused in words; a multiclass model converts there."""
+    X, y = _binary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        binary = clone(estimator).fit(X, y)
+        multiclass = clone(estimator).fit(*_multiclass())
+    with pytest.raises(ValueError, match="from target_opset 12 on"):
+        skl2onnx.to_onnx(binary, X[:1], target_opset=11)
+    skl2onnx.to_onnx(binary, X[:1], target_opset=12)
+    skl2onnx.to_onnx(multiclass, _multiclass()[0][:1], target_opset=11)
+
+
 def _fitted_on_the_digits(estimator):
     X, y = load_digits(return_X_y=True)
     with warnings.catch_warnings():
@@ -408,6 +476,17 @@ def test_a_model_past_what_protobuf_serializes_is_refused(estimator, monkeypatch
         skl2onnx.to_onnx(model, X)
 
 
+class _StrictStumps(DecisionStumps):
+    """Stumps of strict inequalities, x > theta: a vote of them is no vote
+    of DecisionStumps' x >= theta."""
+
+    def _predict_concepts(self, X, indices):
+        feature, sign, threshold = self.stump_parameters(indices)
+        values = X[:, feature]
+        positive = np.where(sign > 0, values > threshold, values < threshold)
+        return np.where(positive, 1, -1).astype(np.int8)
+
+
 @pytest.mark.parametrize(
     "estimator, message",
     [
@@ -415,8 +494,9 @@ def test_a_model_past_what_protobuf_serializes_is_refused(estimator, monkeypatch
         (KernelPerceptron(kernel="precomputed"), "'precomputed'"),
         (HalvingClassifier(randomized=True, random_state=0), "randomized=True"),
         (HalvingClassifier(concepts="conjunctions"), "Conjunctions"),
+        (HalvingClassifier(concepts=_StrictStumps()), "_StrictStumps"),
     ],
-    ids=["callable", "precomputed", "randomized", "conjunctions"],
+    ids=["callable", "precomputed", "randomized", "conjunctions", "stump subclass"],
 )
 def test_unconvertible_models_raise(estimator, message):
     rng = np.random.RandomState(0)
