@@ -34,8 +34,9 @@ from .schedules import (
 
 __all__ = ["margin", "optimal_margin", "perceptron_bounds", "compression_bound"]
 
-# The smallest margin, relative to the radius, that optimal_margin tells
-# from rounding: z . v is exact to about 1e-16 ||z|| ||v|| per term.
+# The smallest margin of v, relative to the radius, that optimal_margin
+# tells from the rounding of z . v (exact to about 1e-16 ||z|| ||v|| per
+# term). The program's residual is lost sooner, near a margin of 1e-8.
 _SEPARATED = 1e-12
 
 
@@ -186,8 +187,11 @@ def optimal_margin(X, y):
     The program is solved on the sample divided by the power of 2 of its
     largest entry, so that ``eps*`` scales with the sample to the last bit
     at every scale a float holds. Its relative precision is about
-    ``1e-16 (R / eps*)^2``; a sample whose ``eps* / R`` is below ``1e-12``,
-    which double precision cannot tell from 0, counts as not separable.
+    ``1e-16 (R / eps*)^2``, which leaves no digit once ``eps* / R`` nears
+    ``1e-8``: a sample whose ``eps* / R`` is below about ``1e-8`` raises the
+    error of a sample that is not separable, separable or not (the
+    program's residual, about ``-(eps* / R)^2``, is lost in the rounding of
+    1).
 
     Parameters
     ----------
@@ -208,7 +212,9 @@ def optimal_margin(X, y):
     Raises
     ------
     ValueError
-        When no hyperplane through the origin separates the sample.
+        When no hyperplane through the origin separates the sample, or
+        none that double precision finds (``eps* / R`` below about
+        ``1e-8``).
 
     See Also
     --------
@@ -249,8 +255,9 @@ def optimal_margin(X, y):
             return float(functional.min() / norm / scale), v / norm
     raise ValueError(
         "The sample is not linearly separable by a hyperplane through the "
-        "origin, so its optimal margin is not positive. Lift it to (x, s) "
-        "for a separator with an intercept."
+        "origin, so its optimal margin is not positive, or its margin eps* "
+        "is below about 1e-8 times its radius R, which this program cannot "
+        "tell from 0. Lift it to (x, s) for a separator with an intercept."
     )
 
 
@@ -430,7 +437,11 @@ def compression_bound(n_samples, compression_size, delta, *, training_error=0.0)
     ``L_S`` its error on the training sample. The perceptron's output is
     the sum of the examples it updated on, so a perceptron that made ``T``
     updates (``n_updates_``) is such a learner with ``d = T``; on a
-    separable sample it reaches ``L_S = 0`` and the bound is ``eps``.
+    separable sample it reaches ``L_S = 0`` and the bound is ``eps``. The
+    bound says something only while ``d < m`` (``d log(m / d)`` is negative
+    beyond): a ``compression_size`` above ``n_samples`` raises a
+    ``ValueError``, as for a perceptron that made more updates than it has
+    examples.
 
     Parameters
     ----------

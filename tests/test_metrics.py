@@ -11,7 +11,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
-from skperc.datasets import make_margin_classification
+from skperc.datasets import make_margin_classification, make_two_point_example
 from skperc.metrics import (
     compression_bound,
     margin,
@@ -349,6 +349,20 @@ def test_optimal_margin_of_the_reported_cases():
     lifted = np.hstack([X, np.ones((len(X), 1))])
     in_cm = optimal_margin(lifted, y == 0)[0]
     assert optimal_margin(lifted * 1e-5, y == 0)[0] == pytest.approx(in_cm * 1e-5)
+
+
+@pytest.mark.parametrize("eps", [1e-9, 1e-11])
+def test_a_margin_below_the_precision_of_optimal_margin_is_named_in_its_error(eps):
+    """Its relative precision, 1e-16 (R / eps*)^2, leaves no digit near
+    eps* / R = 1e-8: the two-point example, separable by the margin eps at
+    radius about 1, raises an error that names that limit, where it read
+    as a sample that no hyperplane separates; at 1e-6 it is exact."""
+    X, y = make_two_point_example(eps)
+    assert margin([0.0, 1.0], X, y) == pytest.approx(eps)
+    with pytest.raises(ValueError, match=r"or its margin eps\* is below about 1e-8"):
+        optimal_margin(X, y)
+    X, y = make_two_point_example(1e-6)
+    assert optimal_margin(X, y)[0] == pytest.approx(1e-6, rel=1e-12)
 
 
 def test_the_margin_of_huge_or_tiny_weights_is_that_of_their_direction():
