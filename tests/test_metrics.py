@@ -356,13 +356,15 @@ def test_a_margin_below_the_precision_of_optimal_margin_is_named_in_its_error(ep
     """Its relative precision, 1e-16 (R / eps*)^2, leaves no digit near
     eps* / R = 1e-8: the two-point example, separable by the margin eps at
     radius about 1, raises an error that names that limit, where it read
-    as a sample that no hyperplane separates; at 1e-6 it is exact."""
+    as a sample that no hyperplane separates; at 1e-6 the margin comes
+    within that precision, 1e-4 (the NNLS of scipy's oldest supported
+    version gives 0.99989e-6, the newer ones 1e-6)."""
     X, y = make_two_point_example(eps)
     assert margin([0.0, 1.0], X, y) == pytest.approx(eps)
     with pytest.raises(ValueError, match=r"or its margin eps\* is below about 1e-8"):
         optimal_margin(X, y)
     X, y = make_two_point_example(1e-6)
-    assert optimal_margin(X, y)[0] == pytest.approx(1e-6, rel=1e-12)
+    assert optimal_margin(X, y)[0] == pytest.approx(1e-6, rel=1e-3)
 
 
 def test_the_margin_of_huge_or_tiny_weights_is_that_of_their_direction():
