@@ -194,7 +194,7 @@ def _write_classifier_outputs(scope, operator, container, scores, dtype):
     if len(labels) == 2:
         # classes_[1] where f >= 0: ArgMax over [-f, f] would pick
         # classes_[0] on a tie
-        if opv is not None and opv < 12:
+        if opv < 12:
             raise ValueError(
                 f"A binary {type(estimator).__name__} converts to ONNX from "
                 "target_opset 12 on: its labels take GreaterOrEqual, an "
@@ -435,9 +435,7 @@ def _kernel_matrix(estimator, X, opv, scope, container):
         # (scikit-learn's normalize leaves a row of norm below 10 machine
         # epsilons as it is); a row divided by an infinite norm is 0.
         sv_norms = np.sqrt(_support_squared_norms(vectors))
-        units = np.zeros(vectors.shape)
-        positive = sv_norms > 0
-        units[positive] = _dense(vectors)[positive] / sv_norms[positive, None]
+        units = _dense(vectors) / np.where(sv_norms > 0, sv_norms, np.inf)[:, None]
         norms = OnnxSqrt(_row_sums(OnnxMul(X, X, op_version=opv), opv), op_version=opv)
         safe_norms = OnnxWhere(
             OnnxEqual(norms, scalar(0.0), op_version=opv),
