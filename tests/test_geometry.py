@@ -249,6 +249,22 @@ def test_robust_partitions_bound_counts_signed_multisets():
     assert robust_partitions_bound(3, 0.6) == 8**2
 
 
+@pytest.mark.parametrize(
+    "eps, updates",
+    [(0.1, 100), (0.01, 10_000), (0.02, 2_500), (0.05, 400), (0.2, 25)]
+    + [(1 / math.sqrt(k), k) for k in range(1, 200)],
+)
+def test_one_over_eps_squared_is_the_integer_the_float_eps_stands_for(eps, updates):
+    """A margin of 0.1 allows 100 updates, of 1 / sqrt(3) 3: the floor of
+    1 / eps**2 in floating point gave 99 and 2, and that of the float's
+    exact value 9,999 at 0.01 and 9 at 1 / sqrt(10), one update short of
+    the margin the user wrote. A bound of (2 (n + 1))^m for m updates."""
+    bound = robust_partitions_bound(1, eps)
+    assert bound == 4**updates
+    k = projection_dimension(1, eps, 0.5)
+    assert k == math.ceil(8 / (eps / 3) ** 2 * (updates * math.log(4) + math.log(16)))
+
+
 def test_projection_dimension_is_of_order_log_n_over_eps_to_the_4():
     k = projection_dimension(100, 0.5, 0.05)
     assert k == math.ceil(72 / 0.25 * (4 * math.log(202) + math.log(2 * 301 / 0.05)))
