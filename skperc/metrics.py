@@ -36,7 +36,7 @@ __all__ = ["margin", "optimal_margin", "perceptron_bounds", "compression_bound"]
 
 # The smallest margin of v, relative to the radius, that optimal_margin
 # tells from the rounding of z . v (exact to about 1e-16 ||z|| ||v|| per
-# term). The program's residual is lost sooner, near a margin of 1e-8.
+# term).
 _SEPARATED = 1e-12
 
 
@@ -179,19 +179,26 @@ def optimal_margin(X, y):
 
     ``eps* = max_{||w|| = 1} min_i y_i w . x_i`` is ``1 / ||v||`` for the
     hard-margin SVM ``v``, the shortest vector with ``y_i v . x_i >= 1`` for
-    all ``i``: a least distance program, solved exactly through
-    non-negative least squares (Lawson and Hanson, "Solving Least Squares
-    Problems", chapter 23) with :func:`scipy.optimize.nnls`. For a
-    separator with an intercept, lift the sample to ``(x, s)`` first.
+    all ``i``: a least distance program, solved through non-negative least
+    squares (Lawson and Hanson, "Solving Least Squares Problems", chapter
+    23) with :func:`scipy.optimize.nnls`. The examples whose constraint the
+    solution makes tight (its support vectors) then give ``v`` as the
+    shortest solution of ``y_i v . x_i = 1`` on them
+    (:func:`numpy.linalg.lstsq`). For a separator with an intercept, lift
+    the sample to ``(x, s)`` first.
 
     The program is solved on the sample divided by the power of 2 of its
     largest entry, so that ``eps*`` scales with the sample to the last bit
     at every scale a float holds. Its relative precision is about
-    ``1e-16 (R / eps*)^2``, which leaves no digit once ``eps* / R`` nears
-    ``1e-8``: a sample whose ``eps* / R`` is below about ``1e-8`` raises the
-    error of a sample that is not separable, separable or not (the
-    program's residual, about ``-(eps* / R)^2``, is lost in the rounding of
-    1).
+    ``1e-16 R / eps*`` (``R`` the largest norm of the examples), where the
+    least distance program's own solution gives ``1e-16 (R / eps*)^2``. A
+    sample whose ``eps* / R`` is below about ``1e-12`` raises the error of
+    a sample that is not separable, separable or not: the margin is then
+    within the rounding of the products ``v . x_i``.
+
+    The margin returned is the one that the unit vector returned reaches on
+    the sample, up to the rounding of its products: a margin below
+    ``eps*`` at worst, never above it by more than that rounding.
 
     Parameters
     ----------
@@ -214,7 +221,7 @@ def optimal_margin(X, y):
     ValueError
         When no hyperplane through the origin separates the sample, or
         none that double precision finds (``eps* / R`` below about
-        ``1e-8``).
+        ``1e-12``).
 
     See Also
     --------
@@ -241,22 +248,25 @@ def optimal_margin(X, y):
     f = np.zeros(n_features + 1)
     f[-1] = 1.0
     u = nnls(E, f, maxiter=max(100 * n_samples, 1000))[0]
-    residual = E @ u - f
-    # A zero residual means the constraints are incompatible; otherwise the
-    # residual gives the shortest solution.
-    if residual[-1] < 0:
-        v = -residual[:-1] / residual[-1]
-        functional = Z @ v
-        norm = stable_norm(v)
-        radius = stable_norm(Z, axis=1).max()
-        # Separated when the margin of v, relative to the radius, is beyond
-        # the rounding of z . v: a test that no scale of the sample changes.
-        if np.isfinite(norm) and functional.min() > _SEPARATED * norm * radius:
-            return float(functional.min() / norm / scale), v / norm
+    # The residual E u - f gives v, but to a relative precision of about
+    # 1e-16 (R / eps*)^2: it is of the order of eps*^2 next to 1. The
+    # support of u, the examples whose constraint binds, gives v anew as
+    # the shortest solution of z_i . v = 1 on them (the hard-margin SVM is
+    # that solution), to about 1e-16 R / eps*.
+    support = u > 0
+    v = np.linalg.lstsq(Z[support], np.ones(support.sum()), rcond=None)[0]
+    functional = Z @ v
+    norm = stable_norm(v)
+    radius = stable_norm(Z, axis=1).max()
+    # Separated when the margin of v, relative to the radius, is beyond the
+    # rounding of z . v: a test that no scale of the sample changes, and
+    # that no v passes on a sample that is not separable.
+    if 0 < norm < np.inf and functional.min() > _SEPARATED * norm * radius:
+        return float(functional.min() / norm / scale), v / norm
     raise ValueError(
         "The sample is not linearly separable by a hyperplane through the "
         "origin, so its optimal margin is not positive, or its margin eps* "
-        "is below about 1e-8 times its radius R, which this program cannot "
+        "is below about 1e-12 times its radius R, which this program cannot "
         "tell from 0. Lift it to (x, s) for a separator with an intercept."
     )
 

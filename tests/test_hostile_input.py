@@ -701,13 +701,13 @@ def test_metrics_are_scale_free(seed, exponent, alpha):
     )
     scale = 10.0**exponent
     eps, coef = optimal_margin(X * scale, y)
-    assert eps == pytest.approx(true_margin * scale, rel=1e-3)
+    assert eps == pytest.approx(true_margin * scale, rel=1e-9)
     assert margin(coef * 10.0**-exponent, X * scale, y) == pytest.approx(eps)
     bounds = perceptron_bounds(X * scale, y, beta="power", alpha=alpha)
     reference = perceptron_bounds(X, y, beta="power", alpha=alpha)
     assert bounds.radius == pytest.approx(scale, rel=1e-9)
-    assert bounds.max_updates == pytest.approx(reference.max_updates, rel=1e-3)
-    assert bounds.min_margin == pytest.approx(reference.min_margin * scale, rel=1e-3)
+    assert bounds.max_updates == pytest.approx(reference.max_updates, rel=1e-9)
+    assert bounds.min_margin == pytest.approx(reference.min_margin * scale, rel=1e-9)
 
 
 @given(

@@ -1,6 +1,7 @@
 """skperc.metrics: each function checked against its definition or theorem."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -318,7 +319,7 @@ def test_optimal_margin_and_bounds_are_scale_free(seed):
     (scikit-learn's SVC does not claim a hard margin at all)."""
     X, y, true_margin = _random_separable_sample(seed, smallest_margin=1e-6)
     eps, coef = optimal_margin(X, y)
-    assert eps == pytest.approx(true_margin, rel=1e-3)
+    assert eps == pytest.approx(true_margin, rel=1e-8)
     bounds = perceptron_bounds(X, y, beta="power", alpha=1.5)
     for exponent in range(-664, 665, 83):
         scaled = np.ldexp(X, exponent)
@@ -336,35 +337,108 @@ def test_optimal_margin_and_bounds_are_scale_free(seed):
         scaled_eps, scaled_coef = optimal_margin(X * scale, y)
         # what optimal_margin says is the margin of the vector it returns
         assert scaled_eps == pytest.approx(margin(scaled_coef, X * scale, y), rel=1e-9)
-        # and the optimum, to the precision of NNLS: 1e-16 (R / eps*)^2
-        assert scaled_eps == pytest.approx(true_margin * scale, rel=1e-3)
+        # and the optimum, to its precision: 1e-16 R / eps*, 1e-10 at 1e-6
+        assert scaled_eps == pytest.approx(true_margin * scale, rel=1e-8)
 
 
 def test_optimal_margin_of_the_reported_cases():
     """A margin of 1e-5 of radius 1, and iris (setosa against the rest,
     lifted) in kilometres, were called inseparable."""
     X, y = make_margin_classification(1000, 5, margin=1e-5, random_state=0)
-    assert optimal_margin(X, y)[0] == pytest.approx(1e-5, rel=1e-3)
+    assert optimal_margin(X, y)[0] == pytest.approx(1e-5, rel=1e-9)
     X, y = load_iris(return_X_y=True)
     lifted = np.hstack([X, np.ones((len(X), 1))])
     in_cm = optimal_margin(lifted, y == 0)[0]
     assert optimal_margin(lifted * 1e-5, y == 0)[0] == pytest.approx(in_cm * 1e-5)
 
 
-@pytest.mark.parametrize("eps", [1e-9, 1e-11])
-def test_a_margin_below_the_precision_of_optimal_margin_is_named_in_its_error(eps):
-    """Its relative precision, 1e-16 (R / eps*)^2, leaves no digit near
-    eps* / R = 1e-8: the two-point example, separable by the margin eps at
-    radius about 1, raises an error that names that limit, where it read
-    as a sample that no hyperplane separates; at 1e-6 the margin comes
-    within that precision, 1e-4 (the NNLS of scipy's oldest supported
-    version gives 0.99989e-6, the newer ones 1e-6)."""
-    X, y = make_two_point_example(eps)
-    assert margin([0.0, 1.0], X, y) == pytest.approx(eps)
-    with pytest.raises(ValueError, match=r"or its margin eps\* is below about 1e-8"):
+def _tight_sample(rng, n_samples, n_features, n_support, eps):
+    """Examples z_i = y_i x_i of radius about 1 whose optimal margin is
+    about eps: n_support of them at eps w + t_i, the t_i orthogonal to the
+    unit w and of mean 0 (so that 0 is in their hull), the others farther
+    along w."""
+    w = rng.standard_normal(n_features)
+    w /= np.linalg.norm(w)
+    # two unit directions orthogonal to w
+    aside = np.linalg.qr(np.column_stack([w, rng.standard_normal((n_features, 2))]))[0]
+    across = rng.standard_normal((n_support, n_features))
+    across -= np.outer(across @ w, w)
+    across -= across.mean(axis=0)
+    across /= 2 * np.linalg.norm(across, axis=1).max()
+    rest = n_samples - n_support
+    far = rng.uniform(2 * eps, 0.5, size=(rest, 1)) * w + 0.5 * (
+        rng.uniform(-1, 1, size=(rest, 2)) @ aside[:, 1:].T
+    )
+    return np.vstack([eps * w + across, far])
+
+
+def _exact_squared_margin(Z, n_support):
+    """eps*^2 of the float examples Z in rational arithmetic, when its
+    first n_support rows are the support vectors: 1 / (1' G^-1 1) for
+    their Gram matrix G. The conditions that make them the support (G^-1 1
+    > 0, z . v >= 1 for every row, v = sum_i (G^-1 1)_i z_i) are asserted,
+    exactly."""
+    rows = [[Fraction(value) for value in row] for row in Z]
+    support = rows[:n_support]
+    system = [
+        [sum(a * b for a, b in zip(zi, zj, strict=True)) for zj in support]
+        + [Fraction(1)]
+        for zi in support
+    ]
+    for column in range(n_support):
+        pivot = next(r for r in range(column, n_support) if system[r][column])
+        system[column], system[pivot] = system[pivot], system[column]
+        for r in range(n_support):
+            if r != column and system[r][column]:
+                ratio = system[r][column] / system[column][column]
+                system[r] = [
+                    a - ratio * b
+                    for a, b in zip(system[r], system[column], strict=True)
+                ]
+    alpha = [system[i][-1] / system[i][i] for i in range(n_support)]
+    assert min(alpha) > 0
+    v = [
+        sum(a * z[j] for a, z in zip(alpha, support, strict=True))
+        for j in range(len(Z[0]))
+    ]
+    assert min(sum(a * b for a, b in zip(z, v, strict=True)) for z in rows) >= 1
+    return 1 / sum(alpha)
+
+
+@pytest.mark.parametrize("eps", [1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-11])
+def test_optimal_margin_is_precise_to_1e_16_radius_over_eps(eps):
+    """Against eps* of the very floats in rational arithmetic, on samples
+    whose support is known: a relative error within 100 times
+    1e-16 R / eps* (observed: up to 15 times), down to eps* / R = 1e-11.
+    The least distance program's residual, which gave v before, missed by
+    1e-16 (R / eps*)^2 and gave no digit below 1e-8."""
+    rng = np.random.default_rng(int(-math.log10(eps)))
+    for _ in range(8):
+        n_features = int(rng.integers(3, 9))
+        n_support = int(rng.integers(2, n_features + 1))
+        Z = _tight_sample(
+            rng, int(rng.integers(n_support + 1, 40)), n_features, n_support, eps
+        )
+        y = rng.choice([-1, 1], size=len(Z))
+        X = y[:, None] * Z
+        exact = math.sqrt(_exact_squared_margin(Z, n_support))
+        radius = np.linalg.norm(Z, axis=1).max()
+        found, coef = optimal_margin(X, y)
+        assert abs(found - exact) <= 100 * 1e-16 * radius
+        assert margin(coef, X, y) == pytest.approx(found, rel=1e-15 * radius / exact)
+
+
+def test_a_margin_below_the_precision_of_optimal_margin_is_named_in_its_error():
+    """The two-point example, separable by the margin eps at radius about
+    1: found at 1e-9 and 1e-11; at 1e-13 an error that names the limit,
+    1e-12, where it read as a sample that no hyperplane separates."""
+    for eps in [1e-9, 1e-11]:
+        X, y = make_two_point_example(eps)
+        assert optimal_margin(X, y)[0] == pytest.approx(eps, rel=1e-16 / eps)
+    X, y = make_two_point_example(1e-13)
+    assert margin([0.0, 1.0], X, y) == pytest.approx(1e-13)
+    with pytest.raises(ValueError, match=r"or its margin eps\* is below about 1e-12"):
         optimal_margin(X, y)
-    X, y = make_two_point_example(1e-6)
-    assert optimal_margin(X, y)[0] == pytest.approx(1e-6, rel=1e-3)
 
 
 def test_the_margin_of_huge_or_tiny_weights_is_that_of_their_direction():
