@@ -392,13 +392,20 @@ class HalvingClassifier(
         for name in ("concept_mistakes_", "drawn_concept_"):
             self.__dict__.pop(name, None)
         self.classes_ = classes
-        self.concepts_ = clone(self._concept_class()).fit(X)
-        name = type(self.concepts_).__name__
-        n_concepts = self.concepts_.n_concepts
-        if not isinstance(n_concepts, Integral) or n_concepts < 1:
+        concepts = clone(self._concept_class())
+        name = type(concepts).__name__
+        fitted = concepts.fit(X)
+        if fitted is not concepts:
+            raise TypeError(f"{name}.fit must return self; it returned {fitted!r}.")
+        self.concepts_ = concepts
+        n_concepts = concepts.n_concepts
+        if (
+            isinstance(n_concepts, bool)
+            or not isinstance(n_concepts, Integral)
+            or n_concepts < 1
+        ):
             raise ValueError(
-                f"{name} has no concepts: its n_concepts is {n_concepts!r}, "
-                "where a positive int is needed."
+                f"{name}.n_concepts must be a positive int; got {n_concepts!r}."
             )
         if getattr(self.concepts_, "n_features_in_", None) != X.shape[1]:
             raise ValueError(

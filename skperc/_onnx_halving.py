@@ -12,7 +12,7 @@ from skl2onnx.algebra.onnx_ops import (
 )
 from skl2onnx.proto import onnx_proto
 
-from .concepts import DecisionStumps
+from .concepts import _plain_stumps
 
 
 def stump_vote_margins(estimator, X, opv):
@@ -23,15 +23,11 @@ def stump_vote_margins(estimator, X, opv):
     # a subclass of DecisionStumps that predicts otherwise is no vote of
     # plain stumps (DecisionStumps._version_spaces halves it through its
     # own predictions)
-    if (
-        estimator.randomized
-        or not isinstance(concepts, DecisionStumps)
-        or type(concepts)._predict_concepts is not DecisionStumps._predict_concepts
-    ):
+    if estimator.randomized or not _plain_stumps(concepts):
         raise ValueError(
             "Only HalvingClassifier(randomized=False) over DecisionStumps "
-            "(not a subclass with its own _predict_concepts) converts to "
-            "ONNX, as a vote of stumps; got "
+            "(not a subclass with its own _predict_concepts or "
+            "stump_parameters) converts to ONNX, as a vote of stumps; got "
             f"randomized={estimator.randomized} over {type(concepts).__name__}."
         )
     spaces = [

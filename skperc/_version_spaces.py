@@ -186,7 +186,9 @@ class ListedVersionSpaces(VersionSpaces):
         stop = history.stop if stop is None else stop
         X, codes = history.since(history.checkpoints[p], stop)
         labels = np.where(codes == first_class + p, 1, -1)
-        n_concepts = self.concepts.n_concepts
+        # none after a restart at the batch's last example: no concept is
+        # asked about 0 rows, which a fitted classifier refuses
+        n_concepts = self.concepts.n_concepts if len(labels) else 0
         width = max(1, _CHUNK // max(1, len(labels)))
         for first in range(0, n_concepts, width):
             indices = np.arange(first, min(first + width, n_concepts))

@@ -30,7 +30,7 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -153,7 +153,12 @@ class ConceptClass(BaseEstimator):
         predictions = self._predict_concepts(X, indices)
         name = f"{type(self).__name__}._predict_concepts"
         expected = (X.shape[0], len(indices))
-        if not isinstance(predictions, np.ndarray) or predictions.shape != expected:
+        # an np.matrix passes for an array of its shape, and indexes as none
+        if (
+            not isinstance(predictions, np.ndarray)
+            or isinstance(predictions, np.matrix)
+            or predictions.shape != expected
+        ):
             raise ValueError(
                 f"{name} returned {type(predictions).__name__} of shape "
                 f"{np.shape(predictions)} for {expected[0]} samples and "
@@ -431,7 +436,7 @@ class DecisionStumps(ConceptClass):
         return feature, sign, threshold
 
     def _version_spaces(self, n_problems):
-        if type(self)._predict_concepts is not DecisionStumps._predict_concepts:
+        if not _plain_stumps(self):
             # A subclass that predicts otherwise is halved through its own
             # predictions, not the structure of plain stumps.
             return super()._version_spaces(n_problems)
@@ -712,8 +717,14 @@ class ExplicitConcepts(ConceptClass):
 
     def __sklearn_clone__(self):
         # The concepts are the class: a clone keeps them as given, fitted
-        # classifiers fitted (frozen), where cloning each would unfit it.
-        return type(self)(concepts=list(self.concepts))
+        # classifiers fitted (frozen), where cloning each would unfit it;
+        # the other parameters (of a subclass) are cloned as clone does.
+        params = {
+            name: clone(value, safe=False)
+            for name, value in self.get_params(deep=False).items()
+        }
+        params["concepts"] = list(self.concepts)
+        return type(self)(**params)
 
     def fit(self, X, y=None):
         """Check the concepts and record the number of features of X.
@@ -754,6 +765,17 @@ class ExplicitConcepts(ConceptClass):
         for column, index in enumerate(indices):
             predictions[:, column] = _concept_signs(self.concepts[index], X, index)
         return predictions
+
+
+def _plain_stumps(concepts):
+    """Whether ``concepts`` predicts as the structure of DecisionStumps:
+    one whose class overrides neither ``_predict_concepts`` nor
+    ``stump_parameters``, which the compiled stumps and the ONNX vote read
+    past."""
+    return isinstance(concepts, DecisionStumps) and all(
+        getattr(type(concepts), name) is getattr(DecisionStumps, name)
+        for name in ("_predict_concepts", "stump_parameters")
+    )
 
 
 def _concept_signs(concept, X, index):

@@ -531,6 +531,39 @@ class _Answering(ConceptClass):
         return self.answer(X, indices)
 
 
+class _Unreturning(_Answering):
+    def fit(self, X, y=None):
+        super().fit(X)
+
+
+class _Counting(_Answering):
+    def __init__(self, answer=None, count=2):
+        super().__init__(answer)
+        self.count = count
+
+    @property
+    def n_concepts(self):
+        return self.count
+
+
+@pytest.mark.parametrize(
+    "concepts, error, match",
+    [
+        (_Unreturning(), TypeError, "_Unreturning.fit must return self"),
+        (_Counting(count=4.0), ValueError, "n_concepts must be a positive int"),
+        (_Counting(count=True), ValueError, "n_concepts must be a positive int"),
+        (_Counting(count=0), ValueError, "n_concepts must be a positive int"),
+    ],
+)
+def test_a_user_class_breaking_the_protocol_is_named(concepts, error, match):
+    """A fit that forgot its return said "'NoneType' object has no
+    attribute 'n_concepts'"; n_concepts=4.0 that the class had no
+    concepts, and True failed in the compiled code."""
+    X = _real_sample(20, 3, seed=0)
+    with pytest.raises(error, match=match):
+        HalvingClassifier(concepts=concepts).fit(X, X[:, 0] > 0)
+
+
 def _ones(X, indices, dtype):
     return np.ones((X.shape[0], len(indices)), dtype=dtype)
 
@@ -545,6 +578,7 @@ def _ones(X, indices, dtype):
         (lambda X, i: _ones(X, i, np.int64)[:, :1], ValueError, "shape"),
         (lambda X, i: _ones(X, i, np.int8).T, ValueError, "shape"),
         (lambda X, i: _ones(X, i, np.int8).tolist(), ValueError, "list"),
+        (lambda X, i: np.asmatrix(_ones(X, i, np.int8)), ValueError, "matrix"),
     ],
 )
 def test_a_user_class_answering_wrong_is_refused(answer, error, match):
@@ -566,12 +600,22 @@ class _FlippedStumps(DecisionStumps):
         return -super()._predict_concepts(X, indices)
 
 
+class _OppositeStumps(DecisionStumps):
+    """Stumps whose parameters say the other sign: the compiled stumps read
+    their thresholds past stump_parameters, and learned plain stumps."""
+
+    def stump_parameters(self, indices=None):
+        feature, sign, threshold = super().stump_parameters(indices)
+        return feature, -sign, threshold
+
+
 @pytest.mark.parametrize("randomized", [False, True])
-def test_a_stumps_subclass_predicting_otherwise_is_honoured(randomized):
+@pytest.mark.parametrize("stumps", [_FlippedStumps, _OppositeStumps])
+def test_a_stumps_subclass_predicting_otherwise_is_honoured(randomized, stumps):
     X = _real_sample(80, 3, seed=0)
     y = _noisy((X[:, 0] + X[:, 1] > 0).astype(int), 0.1, seed=1)
     clf = HalvingClassifier(
-        concepts=_FlippedStumps(n_thresholds=7), randomized=randomized, random_state=3
+        concepts=stumps(n_thresholds=7), randomized=randomized, random_state=3
     ).fit(X, y)
     predictions = clf.concepts_.predict(X)
     expected = reference_halving(predictions, y, [len(y)], 1, randomized, 3)
@@ -598,6 +642,70 @@ def test_fitted_classifiers_as_concepts():
     assert clf.score(X, y) == concepts[-1].score(X, y)
     searched = GridSearchCV(clf, {"randomized": [False, True]}, cv=2).fit(X, y)
     assert searched.best_estimator_.score(X, y) >= 0.9
+
+
+def test_classifiers_as_concepts_through_a_restart_at_a_batch_end():
+    """The last example of a batch rules out every live concept: the
+    restart counted the mistakes of every concept on the 0 examples after
+    it, and LogisticRegression refuses 0 rows. Fitted, each batch size of
+    a stream, as the reference runs."""
+    X = np.array([[0.9], [0.2], [0.1], [0.7], [0.3], [0.95]])
+    y = np.array([1, 0, 1, 1, 0, 0])
+    up = LogisticRegression().fit([[0.0], [1.0]], [0, 1])
+    down = LogisticRegression().fit([[0.0], [1.0]], [1, 0])
+    concepts = ExplicitConcepts([up, down])
+    predictions = concepts.fit(X).predict(X)
+    for n in [3, len(y)]:
+        clf = HalvingClassifier(concepts=concepts).fit(X[:n], y[:n])
+        expected = reference_halving(predictions[:n], y[:n], [n], 1, False, 0)
+        assert np.array_equal(clf.n_mistakes_, expected["mistakes"])
+        assert np.array_equal(clf.concept_mistakes_, expected["counts"])
+    stream = HalvingClassifier(concepts=concepts)
+    for i in range(len(y)):
+        stream.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    expected = reference_halving(predictions, y, [1] * len(y), 1, False, 0)
+    assert np.array_equal(stream.n_mistakes_, expected["mistakes"])
+    assert np.array_equal(stream.concept_mistakes_, expected["counts"])
+
+
+class _ShiftedScores(ExplicitConcepts):
+    """Callables that score the rows, each concept positive above shift: a
+    subclass with a parameter of its own."""
+
+    _parameter_constraints: dict = {
+        **ExplicitConcepts._parameter_constraints,
+        "shift": [float],
+    }
+
+    def __init__(self, concepts, shift=0.0):
+        super().__init__(concepts)
+        self.shift = shift
+
+    def _predict_concepts(self, X, indices):
+        scores = np.column_stack([self.concepts[i](X) for i in indices])
+        return np.where(scores > self.shift, 1, -1).astype(np.int8)
+
+
+def test_a_clone_of_explicit_concepts_keeps_the_parameters_of_a_subclass():
+    """The clone kept the concepts only: the fit (of a clone) and a grid
+    search over concepts__shift ran every model at shift 0."""
+    columns = [partial(np.take, indices=j, axis=1) for j in range(2)]
+    concepts = _ShiftedScores(columns, shift=0.5)
+    copy_ = clone(concepts)
+    assert copy_.shift == 0.5
+    assert copy_.concepts[0] is columns[0]
+    X = np.random.RandomState(0).rand(100, 2)
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = HalvingClassifier(concepts=concepts).fit(X, y)
+    assert clf.concepts_.shift == 0.5
+    assert clf.score(X, y) == 1.0
+    searched = GridSearchCV(
+        HalvingClassifier(concepts=_ShiftedScores(columns)),
+        {"concepts__shift": [0.0, 0.5]},
+        cv=2,
+    ).fit(X, y)
+    assert searched.best_params_ == {"concepts__shift": 0.5}
+    assert searched.cv_results_["mean_test_score"][1] == 1.0
 
 
 SHAPES = {

@@ -487,6 +487,15 @@ class _StrictStumps(DecisionStumps):
         return np.where(positive, 1, -1).astype(np.int8)
 
 
+class _OppositeStumps(DecisionStumps):
+    """Stumps whose parameters say the other sign: no vote of the stumps
+    that DecisionStumps' thresholds give."""
+
+    def stump_parameters(self, indices=None):
+        feature, sign, threshold = super().stump_parameters(indices)
+        return feature, -sign, threshold
+
+
 @pytest.mark.parametrize(
     "estimator, message",
     [
@@ -495,8 +504,16 @@ class _StrictStumps(DecisionStumps):
         (HalvingClassifier(randomized=True, random_state=0), "randomized=True"),
         (HalvingClassifier(concepts="conjunctions"), "Conjunctions"),
         (HalvingClassifier(concepts=_StrictStumps()), "_StrictStumps"),
+        (HalvingClassifier(concepts=_OppositeStumps()), "_OppositeStumps"),
     ],
-    ids=["callable", "precomputed", "randomized", "conjunctions", "stump subclass"],
+    ids=[
+        "callable",
+        "precomputed",
+        "randomized",
+        "conjunctions",
+        "stump subclass",
+        "stump parameters",
+    ],
 )
 def test_unconvertible_models_raise(estimator, message):
     rng = np.random.RandomState(0)
