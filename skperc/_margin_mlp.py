@@ -1,7 +1,6 @@
 """MarginMLPClassifier: a ReLU network trained with the margin loss."""
 
 import copy
-import math
 import warnings
 from numbers import Integral, Real
 
@@ -878,7 +877,7 @@ class MarginMLPClassifier(
                 np.linalg.norm(activations[-2], axis=1),
                 schedule.radius_rule,
             )
-        beta = _checked_threshold(schedule, self.n_updates_ + 1, self._radius)
+        beta = schedule._checked_threshold(self.n_updates_ + 1, self._radius)
         margins = targets * activations[-1]
         losses = np.maximum(beta - margins, 0).sum(axis=1)
         batch_weight = weight.sum()
@@ -956,21 +955,9 @@ def _follow_radius(radius, norms, rule):
     return radius
 
 
-def _checked_threshold(schedule, t, radius):
-    """``schedule.threshold(t, radius)``, refused unless a finite number
-    ``>= 0``, with the message of the perceptrons."""
-    value = float(schedule.threshold(t, radius))
-    if not (value >= 0.0 and math.isfinite(value)):
-        raise ValueError(
-            f"{type(schedule).__name__}.threshold({t}, {radius!r}) returned "
-            f"{value!r}; a threshold must be a finite number >= 0."
-        )
-    return value
-
-
 def _clock_thresholds(clock, counts, radius, dtype):
     """The threshold of each unit from its update count: ``threshold(count
     + 1, radius)``, asked once per distinct count."""
     distinct, position = np.unique(counts, return_inverse=True)
-    values = [_checked_threshold(clock, int(count) + 1, radius) for count in distinct]
+    values = [clock._checked_threshold(int(count) + 1, radius) for count in distinct]
     return np.asarray(values, dtype=dtype)[position.reshape(-1)]

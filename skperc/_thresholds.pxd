@@ -7,7 +7,7 @@ and read_threshold, and its formula to threshold.
 """
 
 from cpython.ref cimport PyObject
-from libc.math cimport expm1, isfinite, log1p, pow, sqrt
+from libc.math cimport expm1, log1p, pow, sqrt
 from libc.stdint cimport int64_t
 
 cpdef enum ScheduleKind:
@@ -58,15 +58,7 @@ cdef inline double power_step(double t, double alpha) noexcept nogil:
 cdef inline double python_threshold(PyObject* schedule, int64_t t,
                                     double rho2) except -1.0 nogil:
     with gil:
-        value = (<object>schedule).threshold(t, sqrt(rho2))
-        value = float(value)
-        if not (value >= 0.0 and isfinite(value)):
-            raise ValueError(
-                f"{type(<object>schedule).__name__}.threshold({t}, "
-                f"{sqrt(rho2)!r}) returned {value!r}; a threshold must be a "
-                "finite number >= 0."
-            )
-        return value
+        return (<object>schedule)._checked_threshold(t, sqrt(rho2))
 
 
 cdef inline double threshold(const Threshold* rule, int64_t t,

@@ -23,16 +23,27 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 from ._base import class_codes, first_class, linear_margins, problem_count
 from ._compat import Interval, StrOptions, validate_params
 from ._norms import power_of_two_scale, stable_norm, unit_margins
+from ._thresholds import ScheduleKind
 from .schedules import (
     ConstantThreshold,
     PowerThreshold,
     RelativeThreshold,
     ScaleThreshold,
     ThresholdSchedule,
-    _resolve_schedule,
+    checked_schedule,
 )
 
 __all__ = ["margin", "optimal_margin", "perceptron_bounds", "compression_bound"]
+
+# The schedules whose theorems perceptron_bounds states, by the kind of their
+# compiled threshold: a subclass that keeps its base's threshold and radius
+# rule is bounded as its base.
+_BOUNDED_SCHEDULES = {
+    ScheduleKind.CONSTANT: ConstantThreshold,
+    ScheduleKind.RELATIVE: RelativeThreshold,
+    ScheduleKind.SCALE: ScaleThreshold,
+    ScheduleKind.POWER: PowerThreshold,
+}
 
 # The smallest margin of v, relative to the radius, that optimal_margin
 # tells from the rounding of z . v (exact to about 1e-16 ||z|| ||v|| per
@@ -324,8 +335,13 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     beta : float, {"auto", "scale", "power"} or ThresholdSchedule, \
             default=0.0
         The threshold, as in :class:`~skperc.MarginPerceptron` (``"auto"``
-        as in :class:`~skperc.KernelPerceptron`). A schedule must be one of
-        those of :mod:`skperc.schedules`.
+        as in :class:`~skperc.KernelPerceptron`). A schedule must be a
+        :class:`~skperc.schedules.ConstantThreshold`,
+        :class:`~skperc.schedules.RelativeThreshold`,
+        :class:`~skperc.schedules.ScaleThreshold` or
+        :class:`~skperc.schedules.PowerThreshold` (or a subclass that keeps
+        its ``threshold`` and ``radius_rule``): no theorem bounds the others.
+        Its parameters are checked as the learners check them.
 
     alpha : float, default=1.3
         The exponent of ``beta="power"``, in (1, 2).
@@ -375,6 +391,15 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     >>> bool(clf.margin_[0] >= bounds.min_margin)
     True
     """
+    schedule = checked_schedule(beta, alpha)
+    bounded = _BOUNDED_SCHEDULES.get(schedule._kind)
+    if bounded is None or schedule.radius_rule != bounded.radius_rule:
+        raise ValueError(
+            f"No theorem bounds the perceptron with {type(schedule).__name__}; "
+            "beta must be a float, 'auto', 'scale', 'power', or a "
+            "ConstantThreshold, RelativeThreshold, ScaleThreshold or "
+            "PowerThreshold."
+        )
     X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
     if intercept_scaling is not None:
         lift = np.full((X.shape[0], 1), float(intercept_scaling))
@@ -389,31 +414,24 @@ def perceptron_bounds(X, y, *, beta=0.0, alpha=1.3, intercept_scaling=None):
     # In the ratios R / eps and beta / R^2, which no scale of the sample
     # over- or underflows; a bound beyond the float range is inf.
     ratio = R / eps
-    schedule = _resolve_schedule(beta, alpha)
     with np.errstate(over="ignore", under="ignore"):
-        if type(schedule) is ConstantThreshold:
+        if bounded is ConstantThreshold:
             relative_beta = np.float64(schedule.beta) / R / R
             max_updates = (2 * relative_beta + 1) * np.float64(ratio) ** 2
             min_margin = eps * relative_beta / (2 * relative_beta + 1)
-        elif type(schedule) is RelativeThreshold:
+        elif bounded is RelativeThreshold:
             relative_beta = np.float64(schedule.beta)
             max_updates = (2 * relative_beta + 1) * np.float64(ratio) ** 2
             min_margin = eps * relative_beta / (2 * relative_beta + 1)
-        elif type(schedule) is ScaleThreshold:
+        elif bounded is ScaleThreshold:
             max_updates = 9 * np.float64(ratio) ** 2
             min_margin = eps / 3
-        elif type(schedule) is PowerThreshold:
+        else:
             a = float(schedule.alpha)
             max_updates = np.float64(ratio) ** (2 / (2 - a))
             # R (eps / R)^(a / (2 - a)) = eps (eps / R)^(a / (2 - a) - 1)
             min_margin = eps * (
                 a / 2 - np.float64(1 / ratio) ** (2 * (a - 1) / (2 - a))
-            )
-        else:
-            raise ValueError(
-                f"No theorem bounds the perceptron with {type(schedule).__name__}; "
-                "beta must be a float, 'scale', 'power' or one of the schedules "
-                "of skperc.schedules."
             )
     return Bunch(
         max_updates=float(max_updates),

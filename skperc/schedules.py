@@ -16,9 +16,11 @@ intercept coordinate counted in ``||x||`` when there is one):
 - ``radius_rule = "double"``: when ``||x|| > rho``, ``rho`` becomes
   ``2 ||x||`` (Algorithm 3 of the paper).
 
-The three built-in schedules run inside the compiled training loop; a
-subclass runs its :meth:`ThresholdSchedule.threshold` from Python, once
-per update and per change of ``rho``.
+Four of the schedules here (constant, relative, scale and power) run
+inside the compiled training loop, and so does a subclass of one that keeps
+its :meth:`ThresholdSchedule.threshold`; any other schedule runs its
+:meth:`ThresholdSchedule.threshold` from Python, once per update and per
+change of ``rho``, which must return a finite real number ``>= 0``.
 
 :class:`~skperc.MarginMLPClassifier` takes the same schedules as the margin
 ``beta_t`` of its loss ``ReLU(beta_t - y o(x))``, asked once per gradient
@@ -95,9 +97,11 @@ class ThresholdSchedule(BaseEstimator):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        # A subclass of a compiled schedule runs through Python, so that
-        # its override of threshold() is honoured.
-        if "_kind" not in cls.__dict__:
+        # A subclass that overrides threshold() runs it from Python, so that
+        # the override is honoured. One that keeps its base's threshold keeps
+        # its base's compiled kind: from Python, the threshold of rho^2 would
+        # be that of sqrt(rho^2)**2, a rounding away on ties.
+        if "_kind" not in cls.__dict__ and "threshold" in cls.__dict__:
             cls._kind = ScheduleKind.PYTHON
 
     @property
@@ -125,6 +129,20 @@ class ThresholdSchedule(BaseEstimator):
         raise NotImplementedError(
             f"{type(self).__name__} must implement threshold(t, radius)."
         )
+
+    def _checked_threshold(self, t, radius):
+        """``threshold(t, radius)`` as a float, refused unless a finite real
+        number ``>= 0``: what the learners call."""
+        value = self.threshold(t, radius)
+        numeric = isinstance(value, Real)
+        if numeric:
+            value = float(value)
+        if not (numeric and value >= 0.0 and math.isfinite(value)):
+            raise (ValueError if numeric else TypeError)(
+                f"{type(self).__name__}.threshold({t}, {radius!r}) returned "
+                f"{value!r}; a threshold must be a finite number >= 0."
+            )
+        return value
 
 
 class ConstantThreshold(ThresholdSchedule):

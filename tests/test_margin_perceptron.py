@@ -531,7 +531,8 @@ def test_the_compiled_relative_threshold_is_its_formula(estimator):
     threshold() called from Python."""
 
     class PythonRelative(RelativeThreshold):
-        pass
+        def threshold(self, t, radius):
+            return super().threshold(t, radius)
 
     X, y = noisy_data(n_classes=2)
     make = (
@@ -544,6 +545,45 @@ def test_the_compiled_relative_threshold_is_its_formula(estimator):
     assert_array_equal(python.n_updates_, compiled.n_updates_)
     assert_array_equal(python.decision_function(X), compiled.decision_function(X))
     assert compiled.n_updates_[0] > 0
+
+
+class _KeptRelative(RelativeThreshold):
+    """A subclass that keeps RelativeThreshold's threshold."""
+
+
+class _KeptScale(ScaleThreshold):
+    """A subclass that keeps ScaleThreshold's threshold."""
+
+
+@pytest.mark.parametrize("estimator", ["linear", "kernel"])
+@pytest.mark.parametrize(
+    "compiled, kept",
+    [(RelativeThreshold(1.0), _KeptRelative(1.0)), (ScaleThreshold(), _KeptScale())],
+)
+def test_a_subclass_keeping_its_threshold_runs_compiled(estimator, compiled, kept):
+    """Two examples of squared norm 26, where the first update's functional
+    ties the threshold: a subclass that overrides nothing ran in Python,
+    on sqrt(26)**2 = 25.999999999999996, and made fewer updates."""
+    X = np.array([[1.0, 5.0], [-1.0, -5.0]])
+    y = np.array([1, 0])
+    make = (
+        (
+            lambda beta: MarginPerceptron(
+                beta=beta, fit_intercept=False, shuffle=False, average=False
+            )
+        )
+        if estimator == "linear"
+        else (
+            lambda beta: KernelPerceptron(
+                kernel="linear", beta=beta, shuffle=False, average=False
+            )
+        )
+    )
+    reference = quiet_fit(make(compiled), X, y)
+    subclassed = quiet_fit(make(kept), X, y)
+    assert reference.n_updates_[0] > 1
+    assert_array_equal(subclassed.n_updates_, reference.n_updates_)
+    assert_array_equal(subclassed.decision_function(X), reference.decision_function(X))
 
 
 def test_a_user_schedule_is_called_per_update():
@@ -576,9 +616,21 @@ def test_a_broken_user_schedule_raises_clear_errors():
         def threshold(self, t, radius):
             return 0.0
 
+    class Textual(ThresholdSchedule):
+        def threshold(self, t, radius):
+            return "1.5"
+
+    class Forgetful(ThresholdSchedule):
+        def threshold(self, t, radius):
+            radius**2
+
     X, y = noisy_data()
     with pytest.raises(ValueError, match="finite number >= 0"):
         MarginPerceptron(beta=Negative()).fit(X, y)
+    # a string read as its number, None as float(None)'s error
+    for returning, text in [(Textual, "'1.5'"), (Forgetful, "None")]:
+        with pytest.raises(TypeError, match=f"returned {text}; a threshold must"):
+            MarginPerceptron(beta=returning()).fit(X, y)
     with pytest.raises(ValueError, match="radius_rule must be one of"):
         MarginPerceptron(beta=Wrong()).fit(X, y)
     with pytest.raises(NotImplementedError):

@@ -19,7 +19,13 @@ from skperc.metrics import (
     optimal_margin,
     perceptron_bounds,
 )
-from skperc.schedules import RelativeThreshold, ThresholdSchedule
+from skperc.schedules import (
+    ConstantThreshold,
+    PowerThreshold,
+    RelativeThreshold,
+    SublinearThreshold,
+    ThresholdSchedule,
+)
 
 SLACK = 1 + 1e-7  # eps* comes from a numerical solver
 
@@ -257,10 +263,43 @@ def test_the_bounds_are_the_theorems():
         def threshold(self, t, radius):
             return 1.0
 
-    with pytest.raises(ValueError, match="No theorem"):
-        perceptron_bounds(X, y, beta=Custom())
+    class Doubling(RelativeThreshold):
+        radius_rule = "double"
+
+    for unbounded in [Custom(), SublinearThreshold(), Doubling()]:
+        with pytest.raises(ValueError, match="No theorem.*'auto'"):
+            perceptron_bounds(X, y, beta=unbounded)
     with pytest.raises(ValueError, match="alpha"):
         perceptron_bounds(X, y, beta="power", alpha=2.0)
+
+
+@pytest.mark.parametrize(
+    "schedule, parameter",
+    [
+        (ConstantThreshold(-1.0), "beta"),
+        (ConstantThreshold(np.nan), "beta"),
+        (RelativeThreshold(-0.5), "beta"),
+        (PowerThreshold(alpha=2.5), "alpha"),
+    ],
+)
+def test_bounds_refuse_the_schedules_that_the_learners_refuse(schedule, parameter):
+    """ConstantThreshold(-1) gave max_updates -100, PowerThreshold(2.5) a
+    margin of -1e5, before any check; the learners refuse them."""
+    X, y = make_margin_classification(50, 4, margin=0.1, random_state=6)
+    with pytest.raises(ValueError, match=f"'{parameter}' parameter"):
+        MarginPerceptron(beta=schedule).fit(X, y)
+    with pytest.raises(ValueError, match=f"'{parameter}' parameter"):
+        perceptron_bounds(X, y, beta=schedule)
+
+
+def test_a_subclass_keeping_its_threshold_is_bounded_as_its_base():
+    class Relative(RelativeThreshold):
+        pass
+
+    X, y = make_margin_classification(50, 4, margin=0.1, radius=2.0, random_state=6)
+    assert perceptron_bounds(X, y, beta=Relative(0.5)) == perceptron_bounds(
+        X, y, beta=RelativeThreshold(0.5)
+    )
 
 
 def test_compression_bound_is_theorem_6():
