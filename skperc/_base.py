@@ -784,15 +784,27 @@ class BasePerceptron(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
         if self.class_weight is not None:
-            class_weight = compute_class_weight(self.class_weight, classes=classes, y=y)
-            if (class_weight < 0).any() or not np.isfinite(class_weight).all():
-                raise ValueError(
-                    "class_weight must hold finite weights >= 0, as sample "
-                    f"weights do; got {class_weight.tolist()} for the classes "
-                    f"{classes.tolist()}."
-                )
-            weight = class_weight[codes] * weight
+            weight = self._class_weights(classes, y=y)[codes] * weight
         return weight
+
+    def _class_weights(self, classes, y=None, counts=None):
+        """The weight of each of ``classes`` that ``class_weight`` gives:
+        "balanced" from the labels ``y`` or, without them, from the
+        ``counts`` of each class (compute_class_weight's formula), checked
+        finite and ``>= 0``."""
+        if self.class_weight == "balanced" and y is None:
+            class_weight = counts.sum() / (len(classes) * counts.astype(np.float64))
+        else:
+            class_weight = compute_class_weight(
+                self.class_weight, classes=classes, y=classes if y is None else y
+            )
+        if (class_weight < 0).any() or not np.isfinite(class_weight).all():
+            raise ValueError(
+                "class_weight must hold finite weights >= 0, as sample "
+                f"weights do; got {class_weight.tolist()} for the classes "
+                f"{classes.tolist()}."
+            )
+        return class_weight
 
     def _run_seed(self):
         """The seed of the compiled loop's shuffling for this call: the

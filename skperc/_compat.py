@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import _check_feature_names, _check_sample_weight
 
 __all__ = [
     "AdamOptimizer",
@@ -23,6 +23,7 @@ __all__ = [
     "Options",
     "SGDOptimizer",
     "StrOptions",
+    "_check_feature_names",
     "_check_sample_weight",
     "_fit_context",
     "get_chunk_n_rows",

@@ -9,6 +9,7 @@ is imported only when a fit is given a dask collection.
 
 import math
 import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -18,8 +19,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import assert_all_finite, check_array, validate_data
+from sklearn.utils.validation import (
+    assert_all_finite,
+    check_array,
+    column_or_1d,
+    validate_data,
+)
 
 from ._base import (
     _UNDERFLOW,
@@ -39,7 +46,12 @@ from ._base import (
     rows_of,
     warn_not_converged,
 )
-from ._compat import Interval, _fit_context
+from ._compat import (
+    Interval,
+    _check_feature_names,
+    _check_sample_weight,
+    _fit_context,
+)
 from ._early_stopping import epochs_until_stalled, predicted_codes
 from ._margin_perceptron import (
     _REMEDY,
@@ -153,6 +165,8 @@ def _load_block(X, y, sample_weight, validation):
     """A block of a dask collection, validated on its worker."""
     X = check_sparse_structure(check_array(X, **validation))
     y = np.asarray(y).ravel()
+    if y.dtype == object:
+        _check_label_types(y)
     weight = (
         np.ones(len(y))
         if sample_weight is None
@@ -163,6 +177,20 @@ def _load_block(X, y, sample_weight, validation):
     if not (np.isfinite(weight).all() and (weight >= 0).all()):
         raise ValueError("sample_weight must hold finite weights >= 0.")
     return _Block(rows_of(X), y, weight)
+
+
+def _check_label_types(labels):
+    """scikit-learn's error for object labels of mixed types, which
+    np.unique would fail to sort; its warning of too many classes is the
+    whole sample's to give (see _labels_like), not a part's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check_classification_targets(labels)
+
+
+def _weighs_any(block):
+    """Whether a block holds an example of weight other than 0."""
+    return bool(block.weight.any())
 
 
 def _block_summary(block):
@@ -180,9 +208,11 @@ def _block_summary(block):
 
 def _pooled_labels(summaries):
     """The labels of every block, sorted, and how many examples hold each."""
-    labels, inverse = np.unique(
-        np.concatenate([labels for labels, _, _ in summaries]), return_inverse=True
-    )
+    labels = np.concatenate([labels for labels, _, _ in summaries])
+    if labels.dtype == object:
+        # blocks of labels of different types
+        _check_label_types(labels)
+    labels, inverse = np.unique(labels, return_inverse=True)
     counts = np.zeros(len(labels), dtype=np.int64)
     np.add.at(counts, inverse, np.concatenate([counts for _, counts, _ in summaries]))
     return labels, counts
@@ -565,6 +595,17 @@ def _is_dask_collection(X):
     return is_dask_collection(X)
 
 
+def _cut(values, rows):
+    """The dask array of ``values`` (one, or an array) in chunks of ``rows``:
+    an array is cut by from_array, as dask cannot size the chunks of
+    strings itself."""
+    import dask.array as da
+
+    if _is_dask_collection(values):
+        return values.rechunk((rows,))
+    return da.from_array(np.asarray(values), chunks=(rows,))
+
+
 def _check_finite(pool, n_pieces, estimator, X):
     """scikit-learn's ValueError for X holding NaN or infinity, as its
     validation raises it, the values checked in ``n_pieces`` pieces on the
@@ -805,7 +846,8 @@ class ParameterMixingClassifier(
     n_shards : int, default=None
         The number of shards of an array or sparse matrix: consecutive
         blocks of rows of equal size (to one row), one thread each. ``None``
-        means 2. A dask collection keeps its own partitions as shards, and
+        means 2, and no more shards than rows are made. A dask collection
+        keeps its own partitions as shards (but those of no rows), and
         ``n_shards``, when given, rechunks its rows into that many equal
         blocks first.
 
@@ -1232,6 +1274,7 @@ class ParameterMixingClassifier(
     def _set_fitted(self, estimator, classes):
         estimator.classes_ = self.classes_ = classes
         estimator.n_features_in_ = self.n_features_in_
+        estimator.__dict__.pop("feature_names_in_", None)
         if hasattr(self, "feature_names_in_"):
             estimator.feature_names_in_ = self.feature_names_in_
         self.estimator_ = estimator
@@ -1314,7 +1357,6 @@ class ParameterMixingClassifier(
 
     def _dask_shards(self, estimator, X, y, sample_weight, partial, reset):
         import dask
-        import dask.array as da
         from distributed import get_client
 
         try:
@@ -1324,25 +1366,57 @@ class ParameterMixingClassifier(
                 "A dask collection is trained on a dask.distributed cluster: "
                 "connect a Client first (distributed.Client(...))."
             ) from None
+        if not client.nthreads():
+            raise ValueError(
+                "The dask cluster has no workers yet: wait for them "
+                "(Client.wait_for_workers) before fitting."
+            )
+        # the column names of a dask dataframe, which its array drops; a new
+        # run on a dask array has none
+        _check_feature_names(self, X, reset=reset)
         X, y, sample_weight = (
             v.to_dask_array(lengths=True) if hasattr(v, "to_dask_array") else v
             for v in (X, y, sample_weight)
         )
         if X.ndim != 2:
             raise ValueError(f"X must be 2-dimensional; got {X.ndim} dimensions.")
+        if _is_dask_collection(y):
+            if y.ndim == 2 and y.shape[1] == 1:
+                warnings.warn(
+                    "A column-vector y was passed when a 1d array was expected: "
+                    "it is read as its only column.",
+                    DataConversionWarning,
+                    stacklevel=4,
+                )
+                y = y[:, 0]
+        else:
+            # labels of pandas' extension dtypes (strings, categories) as
+            # numpy reads them, and a column vector as the threads read it
+            y = column_or_1d(y, warn=True)
+        for name, values in (("X", X), ("y", y), ("sample_weight", sample_weight)):
+            if values is not None and math.isnan(values.shape[0]):
+                raise ValueError(
+                    f"{name} is a dask collection of unknown chunk sizes (as a "
+                    "boolean mask leaves it): compute them first, with its "
+                    "compute_chunk_sizes()."
+                )
+            if values is not None and values.shape[0] != X.shape[0]:
+                raise ValueError(
+                    f"X has {X.shape[0]} rows and {name} {values.shape[0]}; they "
+                    "must be as many."
+                )
         X = X.rechunk({1: -1})
         if self.n_shards is not None:
-            bounds = np.linspace(0, X.shape[0], self.n_shards + 1).astype(np.intp)
+            n_shards = min(self.n_shards, X.shape[0])
+            bounds = np.linspace(0, X.shape[0], n_shards + 1).astype(np.intp)
             X = X.rechunk({0: tuple(np.diff(bounds))})
+        if X.shape[0] and 0 in X.chunks[0]:
+            # a partition of no rows (of the user's chunks) is no shard
+            X = X.rechunk({0: tuple(size for size in X.chunks[0] if size)})
         rows = X.chunks[0]
-        y = da.asarray(y).rechunk((rows,))
+        y = _cut(y, rows)
         if sample_weight is not None:
-            sample_weight = da.asarray(sample_weight).rechunk((rows,))
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows and y {y.shape[0]} labels; they must "
-                "be as many."
-            )
+            sample_weight = _cut(sample_weight, rows)
         if partial is not None:
             # the labels are checked against the classes on the workers
             classes = partial_fit_classes(self, *partial)
@@ -1382,12 +1456,17 @@ class ParameterMixingClassifier(
             estimator._check_input(
                 np.concatenate([values for _, _, values in summaries]), warm=False
             )
+        if sample_weight is not None and not any(
+            client.gather(client.map(_weighs_any, loaded))
+        ):
+            # scikit-learn's check of weights that are all 0, where its
+            # version makes one, as the threads' _check_sample_weight
+            _check_sample_weight(np.zeros(1), np.zeros((1, 1)))
         class_weight = None
-        if estimator.class_weight == "balanced":
-            class_weight = X.shape[0] / (len(classes) * counts)
-        elif estimator.class_weight is not None:
-            class_weight = np.array(
-                [estimator.class_weight.get(c, 1.0) for c in classes], dtype=np.float64
+        if estimator.class_weight is not None:
+            # "balanced" from the counts of the labels (partial_fit refuses it)
+            class_weight = estimator._class_weights(
+                classes, counts=counts if partial is None else None
             )
         self.n_features_in_ = X.shape[1]
         self.n_shards_ = len(rows)

@@ -202,6 +202,26 @@ def test_early_stopping_answers_with_the_run_on_the_training_part(n_shards):
     assert mixed.score(X[test], y[test]) >= single.score(X[test], y[test]) - 0.005
 
 
+def test_shards_without_held_out_rows_stop_early():
+    """With every default, 2,100 examples on 64 shards: a dense shard that
+    held none of the validation part raised from gen_batches when scored.
+    The dense fit is the CSR fit (whose scoring took no such loop)."""
+    X, y = make_classification(n_samples=2100, n_features=10, random_state=0)
+    dense = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0), n_shards=64
+    ).fit(X, y)
+    held = np.zeros(len(y), dtype=bool)
+    held[validation_split(y, 0.1, 0)[1]] = True
+    bounds = np.linspace(0, len(y), 65).astype(np.intp)
+    assert min(np.add.reduceat(held, bounds[:-1])) == 0
+    sparse = ParameterMixingClassifier(
+        MarginPerceptron(random_state=0), n_shards=64
+    ).fit(sp.csr_matrix(X), y)
+    assert dense.validation_scores_ == sparse.validation_scores_
+    assert np.array_equal(dense.coef_, sparse.coef_)
+    assert np.array_equal(dense.intercept_, sparse.intercept_)
+
+
 def test_early_stopping_lets_a_separable_run_end_separated():
     """A perfect validation score stops no run that may still separate its
     training part: on random separable samples of more than 2,000 examples,

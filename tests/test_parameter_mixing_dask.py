@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 from skperc import MarginPerceptron
@@ -240,6 +240,161 @@ def test_input_whose_products_underflow_is_refused_as_on_the_threads(client):
             *chunked(mixed, y, 2)
         )
         assert same_weights(threads, on_dask)
+
+
+def outcome(clf, *data):
+    """The weights of clf fitted on data, or the type and message of the
+    error of the fit."""
+    try:
+        clf.fit(*data)
+    except (ValueError, TypeError) as error:
+        return type(error), str(error)
+    return clf.coef_.tolist(), clf.intercept_.tolist(), clf.n_iter_
+
+
+def test_partitions_without_held_out_rows_stop_early_as_the_threads(client):
+    """Early stopping on partitions of 5 rows, most of which hold no
+    held-out row: the scoring of an empty part raised from gen_batches,
+    with every default at 2,100 rows on 64 shards too."""
+    X, y = make_classification(n_samples=300, n_features=6, random_state=1)
+    estimator = MarginPerceptron(random_state=0, early_stopping=True)
+    threads = ParameterMixingClassifier(estimator, n_shards=60).fit(X, y)
+    on_dask = ParameterMixingClassifier(estimator).fit(*chunked(X, y, 60))
+    assert same_weights(threads, on_dask)
+    assert threads.validation_scores_ == on_dask.validation_scores_
+
+
+def test_partitions_of_no_rows_and_more_shards_than_rows(client):
+    """Partitions of 0 rows (the user's, or n_shards above the number of
+    rows) failed in the validation of each block: they are no shards, as
+    the threads cap n_shards at the rows."""
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    estimator = MarginPerceptron(random_state=0, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        threads = ParameterMixingClassifier(estimator, n_shards=2).fit(X, y)
+        gapped = ParameterMixingClassifier(estimator).fit(
+            da.from_array(X, chunks=((300, 0, 300), 5)),
+            da.from_array(y, chunks=((300, 0, 300),)),
+        )
+        assert same_weights(threads, gapped)
+        assert gapped.n_shards_ == 2
+        few = ParameterMixingClassifier(estimator, n_shards=8)
+        assert few.fit(*chunked(X[:5], y[:5], 1)).n_shards_ == 5
+        assert same_weights(few, few.fit(X[:5], y[:5]))
+
+
+def test_weights_are_checked_as_on_the_threads(client):
+    """Class weights that the threads refuse (negative, infinite, a key
+    that is no class) trained on dask, or failed in training; sample
+    weights all 0 trained a model of zeros: each now gives the threads'
+    outcome (scikit-learn's refusal of weights all 0 where its version
+    makes one)."""
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    cases = [
+        ({0: -1.0}, None),
+        ({0: np.inf}, None),
+        ({0: 1.0, 5: 2.0}, None),
+        ({0: 2.0}, None),
+        (None, np.zeros(len(y))),
+    ]
+    for class_weight, weight in cases:
+        estimator = MarginPerceptron(class_weight=class_weight, random_state=0)
+        on_threads = outcome(
+            ParameterMixingClassifier(estimator, n_shards=2), X, y, weight
+        )
+        on_dask = outcome(
+            ParameterMixingClassifier(estimator), *chunked(X, y, 2, weight)
+        )
+        assert on_dask == on_threads, (class_weight, weight)
+        if class_weight != {0: 2.0} and weight is None:
+            assert on_threads[0] is ValueError
+
+
+@pytest.mark.parametrize("kind", ["numpy strings", "string", "category", "column"])
+def test_labels_that_are_no_dask_array_as_on_the_threads(client, kind):
+    """Labels of pandas' extension dtypes, and numpy strings, with a dask X
+    failed in dask's rechunking ("Cannot interpret ..." or "Can not use
+    auto rechunking with object dtype"); a column vector in dask's shapes."""
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    labels = np.array(["no", "yes"])[y]
+    if kind in ("string", "category"):
+        pd = pytest.importorskip("pandas")
+        labels = pd.Series(labels, dtype=kind)
+    elif kind == "column":
+        labels = labels[:, None]
+    estimator = MarginPerceptron(random_state=0, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", DataConversionWarning)
+        threads = ParameterMixingClassifier(estimator, n_shards=2).fit(X, labels)
+        on_dask = ParameterMixingClassifier(estimator).fit(chunked(X, y, 2)[0], labels)
+    assert on_dask.classes_.tolist() == threads.classes_.tolist() == ["no", "yes"]
+    assert same_weights(threads, on_dask)
+
+
+def test_mixed_label_types_are_refused_as_on_the_threads(client):
+    """Labels of mixed types, in one partition or across two: a TypeError
+    from np.unique on a worker or on the client, where the threads give
+    scikit-learn's ValueError (each partition here starts with a number,
+    as y does, which decides scikit-learn's error)."""
+    X, _ = make_classification(n_samples=600, n_features=5, random_state=0)
+    for labels in (
+        np.array([0, "one"] * 300, dtype=object),
+        np.array([0] * 300 + ["one"] * 300, dtype=object),
+    ):
+        on_threads = outcome(ParameterMixingClassifier(n_shards=2), X, labels)
+        assert on_threads[0] is ValueError
+        assert outcome(ParameterMixingClassifier(), *chunked(X, labels, 2)) == (
+            on_threads
+        )
+
+
+def test_unclear_collections_are_named_before_any_work(client):
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    dX, dy, dw = chunked(X, y, 2, np.ones(len(y)))
+    clf = ParameterMixingClassifier()
+    with pytest.raises(ValueError, match="X has 600 rows and y 500"):
+        clf.fit(dX, dy[:500])
+    with pytest.raises(ValueError, match="X has 600 rows and sample_weight 500"):
+        clf.fit(dX, dy, dw[:500])
+    kept = dy == 1
+    with pytest.raises(ValueError, match="unknown chunk sizes.*compute_chunk_sizes"):
+        clf.fit(dX[kept], dy[kept])
+
+
+def test_a_fit_on_a_dask_array_keeps_no_column_names(client):
+    """A fit on a DataFrame, then on a dask array: the names stayed, and
+    the model refused the new columns' names."""
+    pd = pytest.importorskip("pandas")
+    X, y = make_classification(n_samples=600, n_features=5, random_state=0)
+    clf = ParameterMixingClassifier(MarginPerceptron(random_state=0), n_shards=2)
+    clf.fit(pd.DataFrame(X, columns=[f"f{i}" for i in range(5)]), y)
+    assert clf.feature_names_in_.tolist() == [f"f{i}" for i in range(5)]
+    clf.fit(*chunked(X[:, :4], y, 2))
+    assert not hasattr(clf, "feature_names_in_")
+    assert not hasattr(clf.estimator_, "feature_names_in_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict(X[:, :4])
+    # scikit-learn's warning, where the old names raised an error
+    named = pd.DataFrame(X[:, :4], columns=[f"g{i}" for i in range(4)])
+    with pytest.warns(UserWarning, match="fitted without feature names"):
+        clf.predict(named)
+
+
+def test_a_cluster_without_workers_is_named():
+    """An adaptive cluster, or one whose workers are starting: "min() arg
+    is an empty sequence"."""
+    X, y = make_classification(n_samples=60, n_features=5, random_state=0)
+    with (
+        distributed.LocalCluster(
+            n_workers=0, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        with pytest.raises(ValueError, match="no workers yet"):
+            ParameterMixingClassifier().fit(*chunked(X, y, 2))
 
 
 def test_dask_dataframe(client):
