@@ -729,8 +729,11 @@ class BasePerceptron(
 
         The update counts, the radius, the averages and the function
         carry over from call to call, so calls on consecutive chunks of
-        the data make the model of :meth:`fit` with ``max_iter=1`` and
-        ``shuffle=False`` on the whole.
+        the data make the model of :meth:`fit` with ``max_iter=1`` on the
+        whole, both with ``shuffle=False`` (a call shuffles its batch
+        otherwise). A parameter that a fit resolves from its data is
+        resolved from the first call's batch: KernelPerceptron's
+        ``gamma="scale"`` and ``"auto"``.
 
         Parameters
         ----------
@@ -859,7 +862,8 @@ class BasePerceptron(
         run = self._run
         for k in np.flatnonzero(converged & ~averaged):
             t = int(run.n_updates[k]) + 1
-            thresholds[k] = scale * schedule.threshold(t, np.sqrt(run.radius[1]))
+            radius = np.sqrt(run.radius[1])
+            thresholds[k] = scale * schedule._checked_threshold(t, radius)
         return thresholds
 
     def _set_progress(self, n_epochs, converged, stopped):

@@ -138,7 +138,9 @@ updates_ : ndarray of shape (n_updates, 4), dtype=int64
     (the index in ``classes_`` for more than two classes, else 0) and the
     epoch (from 0). ``updates_[:, :2]`` of a binary run is what
     :func:`skperc.geometry.novikoff_trace` reads. ``None`` when not
-    recorded.
+    recorded. The updates of the averaging epoch that ends a fit of
+    KernelPerceptron on a full budget are not recorded, though
+    ``n_updates_`` counts them.
 """,
     "partial_fit_batch": """
 X : {array-like, sparse matrix} of shape (n_samples, n_features)

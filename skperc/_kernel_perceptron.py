@@ -598,7 +598,7 @@ class KernelPerceptron(BasePerceptron):
         epoch free of updates, unless the stopping rule ended the run,
         raises a :class:`~sklearn.exceptions.ConvergenceWarning`. A small
         sample may separate slowly: with the RBF kernel the standardized
-        iris takes 350 to 390 epochs (in 3 ms); a run on data that is not
+        iris takes 330 to 400 epochs (in 3 ms); a run on data that is not
         separable ends by the stopping rule or early stopping, most long
         before.
 

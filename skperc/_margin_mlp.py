@@ -328,10 +328,11 @@ class MarginMLPClassifier(
     The solvers are scikit-learn's own, from the private module
     ``sklearn.neural_network._stochastic_optimizers``.
 
-    Outputs, a loss or weights that overflow (huge inputs, a large
-    ``learning_rate_init``) stop training in the epoch where they appear
-    with a ``ValueError`` that names the remedy: scale the input (for
-    example with :class:`~sklearn.preprocessing.StandardScaler`) or lower
+    Outputs, a loss, weights or the moments of the solver that overflow
+    (huge inputs, a large ``learning_rate_init``) stop training in the
+    epoch where they appear with a ``ValueError`` that names the remedy:
+    scale the input (for example with
+    :class:`~sklearn.preprocessing.StandardScaler`) or lower
     ``learning_rate_init``. The estimator then keeps the model it had
     before the call (none, for a first fit). An output beyond the float
     range on huge input makes :meth:`decision_function` and :meth:`predict`
@@ -812,13 +813,20 @@ class MarginMLPClassifier(
                 )
             loss = epoch_loss / total_weight if total_weight > 0 else 0.0
             # A weight that overflowed may not reach the outputs (ReLU maps
-            # -inf to 0): every epoch checks them all.
+            # -inf to 0), and Adam's second moment of a huge gradient
+            # overflows alone, after which its steps are 0 for good: every
+            # epoch checks them all.
             if not (
                 np.isfinite(loss)
-                and all(np.isfinite(w).all() for w in self.coefs_ + self.intercepts_)
+                and all(
+                    np.isfinite(w).all()
+                    for w in self.coefs_
+                    + self.intercepts_
+                    + _solver_state(self._optimizer)
+                )
             ):
                 raise_non_finite(
-                    "the loss or the weights",
+                    "the loss, the weights or the solver's moments",
                     f"in epoch {self.n_iter_ + 1} ({self.n_updates_} updates counted): "
                     "training stopped there",
                     _REMEDY,
@@ -941,6 +949,14 @@ class MarginMLPClassifier(
         """Weighted accuracy on validated data, given as class indices."""
         predicted = predicted_codes(self._forward(X, self.hidden_thresholds_)[-1])
         return float(np.average(predicted == codes, weights=weight))
+
+
+def _solver_state(optimizer):
+    """The arrays that scikit-learn's solver carries from step to step:
+    Adam's moments, SGD's velocities."""
+    if isinstance(optimizer, AdamOptimizer):
+        return optimizer.ms + optimizer.vs
+    return list(optimizer.velocities)
 
 
 def _follow_radius(radius, norms, rule):

@@ -408,10 +408,12 @@ class MarginPerceptron(LinearPredictMixin, BasePerceptron):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         The weights of the decision function, in float64. Where every
         problem answers with its last weights (see ``average``), a view of
-        the weights of the run, which the next :meth:`partial_fit` or warm-started
-        :meth:`fit` updates in place, on the features of its batch: a call
+        the weights of the run. The next :meth:`partial_fit` or
+        warm-started :meth:`fit` on a sparse batch that holds some of the
+        features only updates it in place, on those features: such a call
         costs what its batch holds, not ``n_features * n_classes`` (copy
-        ``coef_`` to keep it).
+        ``coef_`` to keep it). A call on a dense batch, or on one that holds
+        every feature, trains a copy, which becomes the new ``coef_``.
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
         The intercepts of the decision function (zeros when

@@ -672,6 +672,32 @@ def test_a_failed_refit_keeps_the_previous_model(blobs):
         fresh.predict(X)
 
 
+def test_adam_moments_that_overflow_stop_the_fit(blobs):
+    """Inputs of 1e200 with the default solver: Adam's second moment of
+    the gradients overflowed alone, no error came, and every step after
+    was 0, on data of normal scale too. The error comes, and the model
+    before the call stays, its solver able to learn."""
+    X, y = blobs
+    clf = MarginMLPClassifier((8,), max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    coefs = [w.copy() for w in clf.coefs_]
+    with warnings.catch_warnings():
+        # numpy's own warning of the square that overflows
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match="solver's moments.*Scale the input"):
+            clf.partial_fit(X * 1e200, y)
+        for a, b in zip(clf.coefs_, coefs, strict=True):
+            np.testing.assert_array_equal(a, b)
+        clf.partial_fit(X, y)
+        assert any(
+            not np.array_equal(a, b) for a, b in zip(clf.coefs_, coefs, strict=True)
+        )
+        with pytest.raises(ValueError, match="solver's moments"):
+            MarginMLPClassifier((8,), random_state=0).fit(X * 1e200, y)
+
+
 @pytest.mark.parametrize("hidden_beta", [None, SublinearThreshold()])
 def test_partial_fit_does_not_write_into_the_previous_model(blobs, hidden_beta):
     X, y = blobs
