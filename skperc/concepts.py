@@ -133,15 +133,7 @@ class ConceptClass(BaseEstimator):
         X = validate_data(
             self, X, reset=False, dtype=np.float64, accept_sparse=_sparse_format(self)
         )
-        if indices is None:
-            indices = np.arange(self.n_concepts)
-        indices = np.asarray(indices, dtype=np.intp).reshape(-1)
-        if indices.size and (indices.min() < 0 or indices.max() >= self.n_concepts):
-            raise ValueError(
-                f"Concept indices must be in [0, {self.n_concepts}); got "
-                f"{indices.min()} to {indices.max()}."
-            )
-        return self._checked_predictions(X, indices)
+        return self._checked_predictions(X, _concept_indices(indices, self.n_concepts))
 
     def _predict_concepts(self, X, indices):
         """predict on checked float64 X and checked indices."""
@@ -423,9 +415,7 @@ class DecisionStumps(ConceptClass):
             The threshold ``theta``.
         """
         check_is_fitted(self, "thresholds_")
-        if indices is None:
-            indices = np.arange(self.n_concepts)
-        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        indices = _concept_indices(indices, self.n_concepts)
         ptr = self.threshold_ptr_
         feature = np.searchsorted(2 * ptr, indices, side="right") - 1
         offset = indices - 2 * ptr[feature]
@@ -765,6 +755,27 @@ class ExplicitConcepts(ConceptClass):
         for column, index in enumerate(indices):
             predictions[:, column] = _concept_signs(self.concepts[index], X, index)
         return predictions
+
+
+def _concept_indices(indices, n_concepts):
+    """The concept indices asked for, as intp (all if None), refused unless
+    integers in [0, n_concepts): a float was truncated to a concept."""
+    if indices is None:
+        return np.arange(n_concepts)
+    array = np.asarray(indices).reshape(-1)
+    if not array.size:
+        return array.astype(np.intp)
+    if array.dtype.kind not in "iu":
+        raise TypeError(
+            f"Concept indices must be integers; got {array.dtype}: "
+            f"{array[:5].tolist()}."
+        )
+    if array.min() < 0 or array.max() >= n_concepts:
+        raise ValueError(
+            f"Concept indices must be in [0, {n_concepts}); got "
+            f"{array.min()} to {array.max()}."
+        )
+    return array.astype(np.intp)
 
 
 def _plain_stumps(concepts):

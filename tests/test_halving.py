@@ -531,6 +531,28 @@ class _Answering(ConceptClass):
         return self.answer(X, indices)
 
 
+@pytest.mark.parametrize("concepts", [DecisionStumps(n_thresholds=3), Conjunctions()])
+def test_concept_indices_must_be_integers_of_the_class(concepts):
+    """An index of 0.7 was truncated to concept 0, silently; -1 reached the
+    stumps' arrays as an index from the end."""
+    X = _boolean_sample(20, 3, seed=0).astype(float)
+    concepts.fit(X)
+    n = concepts.n_concepts
+    assert concepts.predict(X, [n - 1, 0]).shape == (20, 2)
+    assert concepts.predict(X, []).shape == (20, 0)
+    for indices, error, match in [
+        ([0.7], TypeError, "must be integers"),
+        ([True], TypeError, "must be integers"),
+        ([-1], ValueError, rf"in \[0, {n}\)"),
+        ([n], ValueError, rf"in \[0, {n}\)"),
+    ]:
+        with pytest.raises(error, match=match):
+            concepts.predict(X, indices)
+        if isinstance(concepts, DecisionStumps):
+            with pytest.raises(error, match=match):
+                concepts.stump_parameters(indices)
+
+
 class _Unreturning(_Answering):
     def fit(self, X, y=None):
         super().fit(X)
