@@ -15,6 +15,7 @@ from sklearn.base import clone
 from sklearn.utils import Bunch, check_random_state
 
 from ._compat import Interval, validate_params
+from .geometry import _whole
 
 __all__ = [
     "make_margin_classification",
@@ -266,9 +267,7 @@ def adversarial_basis_mistakes(estimator, delta):
     >>> result.n_mistakes, result.margin
     (16, 0.25)
     """
-    ratio = 1 / delta**2
-    n = round(ratio) if math.isclose(ratio, round(ratio), rel_tol=1e-9) else None
-    n = math.ceil(ratio) if n is None else n
+    n = _whole(1 / delta**2, math.ceil)
     learner = clone(estimator)
     X = np.eye(n)
     classes = np.array([-1, 1])

@@ -79,16 +79,15 @@ def _threshold_run(Z, max_updates):
         squared_norms.append(squared_norm)
 
 
-def _floor_over_square(numerator, eps):
-    """floor(numerator / eps^2), a quotient within rounding of an integer
-    taken as that integer: 1 / eps**2 is 99.99999999999999 at eps = 0.1,
-    2.999999999999999 at 1 / sqrt(3), and the margin the float stands for
-    has 100 and 3 (adversarial_basis_mistakes reads delta so too)."""
-    ratio = numerator / eps**2
+def _whole(ratio, rounding):
+    """``rounding(ratio)`` (``math.floor`` or ``math.ceil``), a ratio within
+    rounding of an integer taken as that integer: 1 / eps**2 is
+    99.99999999999999 at eps = 0.1, 2.999999999999999 at 1 / sqrt(3), and
+    the margin the float stands for has 100 and 3."""
     nearest = round(ratio)
     if math.isclose(ratio, nearest, rel_tol=1e-9):
         return nearest
-    return math.floor(ratio)
+    return rounding(ratio)
 
 
 def _enclosing_center(X, n_iter=100):
@@ -223,7 +222,7 @@ def sparse_separation(P, Q, eps):
             -np.hstack([(Q - center) / unit, np.ones((len(Q), 1))]),
         ]
     )
-    max_updates = _floor_over_square(96, eps) + 1
+    max_updates = _whole(96 / eps**2, math.floor) + 1
     updates, stopped, _ = _threshold_run(lifted, max_updates)
     counts = np.bincount(updates, minlength=len(lifted))
     counts_P, counts_Q = counts[: len(P)], counts[len(P) :]
@@ -523,7 +522,7 @@ def robust_partitions_bound(n_samples, eps):
     >>> robust_partitions_bound(10, 0.5)
     234256
     """
-    return (2 * (n_samples + 1)) ** _floor_over_square(1, eps)
+    return (2 * (n_samples + 1)) ** _whole(1 / eps**2, math.floor)
 
 
 @validate_params(
@@ -598,7 +597,7 @@ def projection_dimension(n_samples, eps, delta):
     8822
     """
     tau = eps / 3.0
-    log_partitions = _floor_over_square(1, eps) * math.log(2 * (n_samples + 1))
+    log_partitions = _whole(1 / eps**2, math.floor) * math.log(2 * (n_samples + 1))
     log_vectors = math.log(2 * (3 * n_samples + 1) / delta)
     return math.ceil(8.0 / tau**2 * (log_partitions + log_vectors))
 
