@@ -786,10 +786,12 @@ class KernelPerceptron(BasePerceptron):
     dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
         The coefficient of each support vector in the decision function of
         each one-vs-rest problem: ``y_j`` times the number of updates it
-        made (times its sample weight), or their average with
-        ``average=True``; after the averaging epoch of a full budget (see
-        the Notes), the mean over that epoch. Zero in a problem the vector
-        never updated.
+        made (times its sample weight), or their average in a problem that
+        answers with the mean function (see ``average``); in a problem that
+        ``average="auto"`` answers with a point between its last function
+        and their mean, that point's coefficients; after the averaging
+        epoch of a full budget (see the Notes), the mean over that epoch.
+        Zero in a problem the vector never updated.
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Zeros: the decision function is a sum of kernels; an intercept is
@@ -1179,11 +1181,24 @@ class KernelPerceptron(BasePerceptron):
         gamma = self._gamma()
         if self.kernel == "inverse_dot":
             return inverse_dot_kernel(X, Y, nu=gamma)
-        if callable(self.kernel):
-            params = self.kernel_params or {}
-        else:
+        if not callable(self.kernel):
             params = {"gamma": gamma, "degree": self.degree, "coef0": self.coef0}
-        return pairwise_kernels(X, Y, metric=self.kernel, filter_params=True, **params)
+            return pairwise_kernels(
+                X, Y, metric=self.kernel, filter_params=True, **params
+            )
+        try:
+            return pairwise_kernels(
+                X, Y, metric=self.kernel, **(self.kernel_params or {})
+            )
+        except (AttributeError, IndexError, TypeError, ValueError) as error:
+            # A kernel written for SVC, of two matrices, fails on the rows.
+            name = getattr(self.kernel, "__name__", repr(self.kernel))
+            raise ValueError(
+                f"The callable kernel {name} failed on two samples, which "
+                "pairwise_kernels passes it as 1-D rows (see kernel): "
+                f"{type(error).__name__}: {error} A kernel of two matrices, as "
+                "SVC takes, gives kernel='precomputed' its Gram matrices."
+            ) from error
 
     def _kernel_products(self, X, Y, coef):
         """k(X, Y) @ coef.T, of shape (len(X), len(coef)), computed in

@@ -842,6 +842,26 @@ def test_early_stopping_computes_each_column_once(monkeypatch):
     assert 0 < len(computed) == len(set(computed)) <= 180
 
 
+def test_callable_kernel_of_two_matrices_is_named_with_the_remedy():
+    """A kernel written for SVC (two matrices in, their Gram matrix out)
+    fails on the 1-D rows that pairwise_kernels gives a callable: the error
+    names the kernel and the way such a kernel is used, and keeps the
+    callable's own error as its cause."""
+    X, y = load_iris(return_X_y=True)
+
+    def gram_of_matrices(A, B):
+        return pairwise_kernels(A, B, metric="rbf", gamma=0.1)
+
+    with pytest.raises(ValueError, match="(?s)gram_of_matrices.*'precomputed'") as info:
+        KernelPerceptron(kernel=gram_of_matrices).fit(X, y)
+    assert isinstance(info.value.__cause__, ValueError)
+    assert "Expected 2D array" in str(info.value.__cause__)
+    # the same kernel on the Gram matrices is a fit
+    gram = gram_of_matrices(X, X)
+    model = KernelPerceptron(kernel="precomputed").fit(gram, y)
+    assert model.score(gram, y) > 0.9
+
+
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("budget", [None, 9])
 def test_margin_and_norm_contract(average, budget):
