@@ -189,7 +189,7 @@ class MarginMLPClassifier(
         ``early_stopping=True``, the validation accuracy) has not improved by
         at least ``tol`` for more than ``n_iter_no_change`` epochs in a row. The
         training loss is watched only with a constant ``beta``: with a
-        threshold that changes over time (``"power"``, or a schedule other
+        threshold that changes over time (``"sublinear"``, or a schedule other
         than :class:`~skperc.schedules.ConstantThreshold`), the losses of two
         epochs are measured against different margins, so without early
         stopping the run makes its ``max_iter`` epochs, and no
@@ -199,7 +199,7 @@ class MarginMLPClassifier(
         Whether to set aside ``validation_fraction`` of the training data
         (stratified), stop when its accuracy stops improving, and keep the
         weights of the epoch with the best validation accuracy. Recommended
-        with a margin that grows (``beta="power"``): the training loss then
+        with a margin that grows (``beta="sublinear"``): the training loss then
         measures the network against a target that moves, and need not
         decrease. A sample too small to put every class on both sides of
         the split raises a ``ValueError`` before any training.

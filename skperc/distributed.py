@@ -925,7 +925,9 @@ class ParameterMixingClassifier(
     bagging and one-vs-rest are, and it takes a dask collection that must
     not be gathered into one array, which ``MarginPerceptron``'s
     validation would do. In a pipeline or a grid search its options read
-    ``parametermixingclassifier__n_shards`` and
+    ``parametermixingclassifier__n_shards`` and, once a perceptron is given
+    (``estimator=MarginPerceptron()``: the default ``None`` has no options
+    to set, as in scikit-learn's meta-estimators),
     ``parametermixingclassifier__estimator__beta``.
 
     **The mixed run.** Each shard keeps its own run: its update count ``t``
