@@ -7,6 +7,7 @@ by the iterative parameter mixing of McDonald, Hall and Mann (2010). dask
 is imported only when a fit is given a dask collection.
 """
 
+import copy
 import math
 import sys
 import warnings
@@ -28,6 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._atomic import atomic_fit
 from ._base import (
     _UNDERFLOW,
     LinearPredictMixin,
@@ -1015,7 +1017,10 @@ class ParameterMixingClassifier(
     mixing, so the bounds hold for ``mixed_updates_`` summed over the calls.
     A warm-started fit does not add its examples to the radius' mean
     squared norm again, as :class:`~skperc.MarginPerceptron` does not; a
-    :meth:`partial_fit` adds those of its batch.
+    :meth:`partial_fit` adds those of its batch. Each call works on a copy
+    of the model and publishes the new one in one step, as the
+    perceptron's own fits do: a call that raises, or is interrupted, leaves
+    the previous model (or an unfitted estimator) as it was.
 
     References
     ----------
@@ -1056,6 +1061,7 @@ class ParameterMixingClassifier(
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @atomic_fit
     def fit(self, X, y, sample_weight=None):
         """Train the perceptron on the shards of ``X`` by parameter mixing.
 
@@ -1120,6 +1126,7 @@ class ParameterMixingClassifier(
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @atomic_fit
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One mixed epoch over the shards of a batch, continuing the run.
 
@@ -1172,7 +1179,9 @@ class ParameterMixingClassifier(
                 MarginPerceptron() if self.estimator is None else self.estimator
             )
         else:
-            estimator = self.estimator_
+            # the call sets the new run on a copy: the published estimator_
+            # keeps its own until the call completes (see atomic_fit)
+            estimator = copy.copy(self.estimator_)
         # the run's own parameters may have been set since the last call, as
         # a perceptron's may between its partial_fit calls
         estimator._validate_params()

@@ -2,6 +2,7 @@
 single-machine run, the mixture keeps the theorems that the Notes of
 ParameterMixingClassifier state, and bad parameters are refused."""
 
+import copy
 import subprocess
 import sys
 import warnings
@@ -10,10 +11,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from margin_data import growing_lift_sample
+from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.base import clone
 from sklearn.datasets import make_classification
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -949,3 +951,52 @@ def test_labels_are_checked_as_scikit_learn_checks_them(y, error):
     for estimator in (ParameterMixingClassifier(n_shards=3), MarginPerceptron()):
         with pytest.raises(ValueError, match=error):
             estimator.fit(X, y)
+
+
+def test_a_fit_that_fails_leaves_the_model_as_it_was(monkeypatch):
+    """fit and partial_fit publish their model in one step, as the
+    estimators' own fits: a call that raises (or is interrupted) leaves the
+    previous model whole, and an unfitted estimator unfitted."""
+    X, y = noisy(2, n_samples=200)
+    model = ParameterMixingClassifier(MarginPerceptron(random_state=0), n_shards=3)
+    model.fit(X, y)
+    before = {k: copy.deepcopy(v) for k, v in vars(model).items() if k.endswith("_")}
+    scores = model.decision_function(X)
+    # refused after X with other features has been read
+    with pytest.raises(ValueError, match="underflows"):
+        model.fit(X[:, :3] * 1e-170, y)
+    assert model.n_features_in_ == X.shape[1]
+    assert_array_equal(model.decision_function(X), scores)
+
+    # a failure after the mixed epoch has set the new run
+    def fail(*args, **kwargs):
+        raise RuntimeError("stopped")
+
+    monkeypatch.setattr(ParameterMixingClassifier, "_set_margins", fail)
+    for call in (model.fit, model.partial_fit):
+        with pytest.raises(RuntimeError, match="stopped"):
+            call(X, y)
+        assert_array_equal(model.decision_function(X), scores)
+        for name, value in before.items():
+            kept = getattr(model, name)
+            if isinstance(value, np.ndarray):
+                assert_array_equal(kept, value)
+            elif name == "estimator_":
+                assert_array_equal(kept.coef_, value.coef_)
+                assert kept.n_updates_.tolist() == value.n_updates_.tolist()
+    unfitted = ParameterMixingClassifier(MarginPerceptron(random_state=0))
+    with pytest.raises(RuntimeError, match="stopped"):
+        unfitted.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(NotFittedError):
+        unfitted.predict(X)
+    # the failed calls left nothing behind: the run continues as if they
+    # had not been made
+    monkeypatch.undo()
+    first = ParameterMixingClassifier(MarginPerceptron(random_state=0), n_shards=3)
+    first.partial_fit(X, y, classes=[0, 1])
+    model = clone(first).partial_fit(X, y, classes=[0, 1])
+    monkeypatch.setattr(ParameterMixingClassifier, "_set_margins", fail)
+    with pytest.raises(RuntimeError, match="stopped"):
+        model.partial_fit(X, y)
+    monkeypatch.undo()
+    assert_array_equal(model.partial_fit(X, y).coef_, first.partial_fit(X, y).coef_)
