@@ -19,6 +19,7 @@ from sklearn.utils.validation import (
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
     ScheduleParamsMixin,
+    batches,
     check_finite_scores,
     check_sparse_structure,
     checked_partial_fit_codes,
@@ -32,6 +33,7 @@ from ._compat import (
     StrOptions,
     _check_sample_weight,
     _fit_context,
+    get_chunk_n_rows,
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
@@ -338,6 +340,10 @@ class MarginMLPClassifier(
     range on huge input makes :meth:`decision_function` and :meth:`predict`
     raise the same error.
 
+    :meth:`decision_function` and :meth:`predict` pass the rows through
+    the network in blocks whose activations, of every layer, fit in
+    scikit-learn's ``working_memory``.
+
     The outputs are margins, not probabilities, and the network has no
     ``predict_proba``: for probabilities, wrap it in
     :class:`~sklearn.calibration.CalibratedClassifierCV`, which maps the
@@ -562,10 +568,27 @@ class MarginMLPClassifier(
         """The output units on validated X, of shape (n_samples, n_outputs_)."""
         check_is_fitted(self)
         X = check_sparse_structure(validate_data(self, X, reset=False, **_VALIDATION))
+        # The activations of every layer of a block of rows are held at once:
+        # blocks within working_memory, and none of one row, which BLAS
+        # multiplies by another kernel than a row among others.
+        row_bytes = np.result_type(X.dtype, *self.coefs_).itemsize * sum(
+            coef.shape[1] for coef in self.coefs_
+        )
+        blocks = batches(
+            X.shape[0], max(get_chunk_n_rows(row_bytes=row_bytes), 2), min_batch_size=2
+        )
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
-            outputs = self._forward(X, self.hidden_thresholds_)[-1]
-        return check_finite_scores(outputs)
+            outputs = [
+                # one block reads X itself: a slice of CSR rows would copy them
+                self._forward(
+                    X if len(blocks) == 1 else X[block], self.hidden_thresholds_
+                )[-1]
+                for block in blocks
+            ]
+        return check_finite_scores(
+            np.concatenate(outputs) if len(blocks) > 1 else outputs[0]
+        )
 
     def _schedule(self):
         """The margin schedule selected by beta and c, checked."""

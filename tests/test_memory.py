@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from estimators import ESTIMATORS
+from numpy.testing import assert_allclose
 from sklearn import config_context
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -24,7 +25,12 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import gen_batches
 from sparse_data import spread_columns, word_rows
 
-from skperc import KernelPerceptron, LinearProgramClassifier, MarginPerceptron
+from skperc import (
+    KernelPerceptron,
+    LinearProgramClassifier,
+    MarginMLPClassifier,
+    MarginPerceptron,
+)
 from skperc._base import batches
 from skperc._kernel_perceptron import BudgetSupport
 from skperc._kernel_perceptron_fast import paged_array
@@ -294,6 +300,30 @@ def test_kernel_perceptron_scores_wide_rows_within_working_memory(n_jobs):
         extra = peak_memory(fitted.decision_function, X)
     # the scores themselves take n_samples float64 values
     assert extra <= 3 * 4 * 2**20 + 8 * len(X), extra / 2**20
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("method", ["decision_function", "predict"])
+def test_margin_mlp_scores_many_rows_within_working_memory(dtype, method, float32_data):
+    # 200,000 rows through 300 and 100 hidden units: 320 MB of float64
+    # activations at once, scored in blocks of rows whose activations take
+    # 4 MB, in the order of the rows (BLAS may sum a row in another order
+    # in a block of another size: the scores agree to rounding).
+    X, y = float32_data
+    X = X.astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = MarginMLPClassifier((300, 100), max_iter=1, random_state=0).fit(
+            X[:500], y[:500]
+        )
+    with config_context(working_memory=4):
+        extra = peak_memory(getattr(fitted, method), X)
+        blocked = fitted.decision_function(X[:20_000])
+    # the scores themselves take n_samples values, and a boolean mask
+    assert extra <= 3 * 4 * 2**20 + 16 * len(X), extra / 2**20
+    scale = np.abs(blocked).max()
+    tolerance = 10 * np.finfo(dtype).eps * scale
+    assert_allclose(blocked, fitted.decision_function(X[:20_000]), atol=tolerance)
 
 
 @pytest.mark.parametrize("budget", [None, 60])
