@@ -288,6 +288,15 @@ def batches(n, batch_size, min_batch_size=0):
         return list(gen_batches(n, batch_size, min_batch_size=min_batch_size))
 
 
+def blocks_in_working_memory(n_rows, row_bytes, *, max_rows=None, min_rows=1):
+    """The slices of ``n_rows`` rows in blocks of as many rows of
+    ``row_bytes`` bytes of temporary memory each as fit in scikit-learn's
+    ``working_memory`` (at most ``max_rows``); no block has fewer than
+    ``min_rows`` rows unless all of them do."""
+    block_rows = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=max_rows)
+    return batches(n_rows, max(block_rows, min_rows), min_batch_size=min_rows)
+
+
 def check_finite_scores(scores):
     """``scores``, checked: a decision value beyond the float range (or NaN,
     from inf - inf in a sum on huge input) raises rather than predict a
@@ -550,8 +559,7 @@ class LinearPredictMixin(DecisionPredictMixin):
                 # float32 rows are converted a block at a time, within
                 # working_memory, never all of X at once
                 scores = np.empty((X.shape[0], self.coef_.shape[0]))
-                batch_size = get_chunk_n_rows(row_bytes=8 * X.shape[1])
-                for batch in batches(X.shape[0], max(batch_size, 1)):
+                for batch in blocks_in_working_memory(X.shape[0], 8 * X.shape[1]):
                     scores[batch] = safe_sparse_dot(
                         X[batch], self.coef_.T, dense_output=True
                     )

@@ -18,6 +18,7 @@ from ._atomic import consistent_read
 from ._base import (
     BasePerceptron,
     batches,
+    blocks_in_working_memory,
     canonical,
     check_finite_scores,
     check_no_underflow,
@@ -27,7 +28,7 @@ from ._base import (
     problem_count,
     toward_mean,
 )
-from ._compat import Interval, StrOptions, get_chunk_n_rows
+from ._compat import Interval, StrOptions
 from ._docs import fill_doc
 from ._early_stopping import (
     AUTO_SPLIT_SAMPLES,
@@ -1210,11 +1211,12 @@ class KernelPerceptron(BasePerceptron):
         n_jobs = thread_count(self.n_jobs)
         # At least one chunk for each thread, and no chunk of one row, which
         # BLAS multiplies by another kernel than a row among others.
-        chunk_size = min(
-            get_chunk_n_rows(row_bytes=8 * Y.shape[0] * n_jobs),
-            -(-X.shape[0] // n_jobs),
+        chunks = blocks_in_working_memory(
+            X.shape[0],
+            8 * Y.shape[0] * n_jobs,
+            max_rows=-(-X.shape[0] // n_jobs),
+            min_rows=2,
         )
-        chunks = batches(X.shape[0], max(chunk_size, 2), min_batch_size=2)
         coef = np.ascontiguousarray(coef, dtype=np.float64)
 
         def score(rows):
@@ -2008,9 +2010,10 @@ class KernelPerceptron(BasePerceptron):
         # which bounds both copies: one of a batch of 1,000,000 rows of 100
         # features would take 800 MB. Each row's sum is its own: the same
         # bits in any chunks.
-        chunk_rows = get_chunk_n_rows(
-            row_bytes=_product_row_bytes(X, len(coef)),
-            max_n_rows=_PRODUCT_CHUNK_ROWS * n_threads,
+        chunks = blocks_in_working_memory(
+            len(products),
+            _product_row_bytes(X, len(coef)),
+            max_rows=_PRODUCT_CHUNK_ROWS * n_threads,
         )
         # CSR rows meet a CSR support on its features alone when those are
         # few (their squared norms taken over all of theirs)
@@ -2021,7 +2024,7 @@ class KernelPerceptron(BasePerceptron):
                 (support.data, indices_on_columns, support.indptr),
                 shape=(support.shape[0], len(columns)),
             )
-        for chunk in batches(len(products), chunk_rows):
+        for chunk in chunks:
             part = X[chunk] if rows is None else X[rows[chunk]]
             sq_norms = squared_norms(part)
             if columns is not None:

@@ -19,7 +19,7 @@ from sklearn.utils.validation import (
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
     ScheduleParamsMixin,
-    batches,
+    blocks_in_working_memory,
     check_finite_scores,
     check_sparse_structure,
     checked_partial_fit_codes,
@@ -33,7 +33,6 @@ from ._compat import (
     StrOptions,
     _check_sample_weight,
     _fit_context,
-    get_chunk_n_rows,
 )
 from ._doc_link import DocLinkMixin
 from ._docs import fill_doc
@@ -574,9 +573,7 @@ class MarginMLPClassifier(
         row_bytes = np.result_type(X.dtype, *self.coefs_).itemsize * sum(
             coef.shape[1] for coef in self.coefs_
         )
-        blocks = batches(
-            X.shape[0], max(get_chunk_n_rows(row_bytes=row_bytes), 2), min_batch_size=2
-        )
+        blocks = blocks_in_working_memory(X.shape[0], row_bytes, min_rows=2)
         # an overflow raises below, naming its cause
         with np.errstate(over="ignore", invalid="ignore"):
             outputs = [
