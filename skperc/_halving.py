@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
     DecisionPredictMixin,
+    blocks_in_working_memory,
     canonical,
     check_class_count,
     check_sparse_structure,
@@ -36,8 +37,6 @@ _NAMED_CONCEPTS = {
     "conjunctions": Conjunctions,
     "halfspaces": IntegerHalfspaces,
 }
-
-_VALIDATION = dict(dtype=np.float64, order="C")
 
 
 @fill_doc
@@ -183,6 +182,12 @@ class HalvingClassifier(
     compiled stumps read the stored values only. ExplicitConcepts refuses
     it.
 
+    **Memory.** The concept classes read float64 rows: a fit copies
+    float32 input to float64, while :meth:`decision_function` and
+    :meth:`predict` convert float32 rows a block at a time, and count the
+    votes of a block of rows at a time, within scikit-learn's
+    ``working_memory``.
+
     **Threads.** A fit works on a copy of the model and publishes the new
     one in one step: a concurrent :meth:`predict` answers with the old
     model or the new one, and a fit that raises leaves the previous model
@@ -325,19 +330,36 @@ class HalvingClassifier(
             concept.
         """
         check_is_fitted(self)
-        X = self._validate(X, reset=False)
-        if self.randomized:
-            scores = np.column_stack(
-                [
-                    self.concepts_.predict(X, [concept])[:, 0]
-                    for concept in self.drawn_concept_
-                ]
-            ).astype(np.float64)
+        X = self._validate(X, reset=False, dtype=[np.float64, np.float32])
+        scores = np.empty((X.shape[0], len(self.n_mistakes_)))
+        # The concepts read float64 rows: float32 rows are converted a block
+        # at a time, and the votes of a block of rows are counted in arrays
+        # of its size, within working_memory. CSR float64 rows are read
+        # where they lie: a slice of them would copy them.
+        converts = X.dtype != np.float64
+        if sp.issparse(X) and not converts:
+            blocks = [slice(None)]
         else:
-            positive = self._spaces.positive_votes(X)
-            size = self.version_space_size_
-            scores = (2 * positive - size) / size
+            row_bytes = 8 * X.shape[1] * converts + 32 * scores.shape[1]
+            blocks = blocks_in_working_memory(X.shape[0], row_bytes)
+        for block in blocks:
+            rows = X if len(blocks) == 1 else X[block]
+            if converts:
+                rows = canonical(rows.astype(np.float64))
+            self._scores(rows, scores[block])
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _scores(self, X, out):
+        """decision_function's scores on validated float64 rows, in out."""
+        if self.randomized:
+            for problem, concept in enumerate(self.drawn_concept_):
+                out[:, problem] = self.concepts_.predict(X, [concept])[:, 0]
+            return
+        # (2 |K+| - |K|) / |K|, in the array of the votes
+        votes = self._spaces.positive_votes(X)
+        votes *= 2
+        votes -= self.version_space_size_
+        np.divide(votes, self.version_space_size_, out=out)
 
     @consistent_read
     def version_space(self, problem=0):
@@ -372,12 +394,13 @@ class HalvingClassifier(
         concepts = self.concepts
         return _NAMED_CONCEPTS[concepts]() if isinstance(concepts, str) else concepts
 
-    def _validate(self, X, y="no_validation", reset=False):
-        """validate_data; a CSR X (where the class reads it) in canonical
-        form, checked to index within its shape."""
+    def _validate(self, X, y="no_validation", reset=False, dtype=np.float64):
+        """validate_data, of C-ordered rows of ``dtype``; a CSR X (where
+        the class reads it) in canonical form, checked to index within its
+        shape."""
         accept_sparse = _sparse_format(self._concept_class())
         validated = validate_data(
-            self, X, y, reset=reset, accept_sparse=accept_sparse, **_VALIDATION
+            self, X, y, reset=reset, accept_sparse=accept_sparse, dtype=dtype, order="C"
         )
         X = validated[0] if isinstance(validated, tuple) else validated
         if sp.issparse(X):

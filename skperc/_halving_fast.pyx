@@ -80,11 +80,15 @@ cdef inline void _split_at(double x, Py_ssize_t j,
 
 
 cdef struct Rows:
-    # a C-contiguous float64 array, or the arrays of a CSR matrix
+    # a C-contiguous float64 array, or the arrays of a CSR matrix, read
+    # where they lie: its indices are int32 (indices32, indptr32) or int64
     bint sparse
+    bint wide_indices
     Py_ssize_t n_features
     const double* dense
     const double* data
+    const int32_t* indices32
+    const int32_t* indptr32
     const int64_t* indices
     const int64_t* indptr
     # the split points of every block on a row of zeros
@@ -101,9 +105,14 @@ cdef inline void _split_row(const Rows* rows, Py_ssize_t i,
     if rows.sparse:
         for j in range(2 * rows.n_features):
             split[j] = rows.zero_split[j]
-        for k in range(rows.indptr[i], rows.indptr[i + 1]):
-            _split_at(rows.data[k], rows.indices[k], thresholds, threshold_ptr,
-                      split)
+        if rows.wide_indices:
+            for k in range(rows.indptr[i], rows.indptr[i + 1]):
+                _split_at(rows.data[k], rows.indices[k], thresholds,
+                          threshold_ptr, split)
+        else:
+            for k in range(rows.indptr32[i], rows.indptr32[i + 1]):
+                _split_at(rows.data[k], rows.indices32[k], thresholds,
+                          threshold_ptr, split)
     else:
         row = rows.dense + i * rows.n_features
         for j in range(rows.n_features):
@@ -122,24 +131,44 @@ cdef class _CheckedRows:
                  const int64_t[::1] threshold_ptr):
         cdef const double[:, ::1] dense
         cdef const double[::1] data
+        cdef const int32_t[::1] indices32, indptr32
         cdef const int64_t[::1] indices, indptr
         cdef Py_ssize_t[::1] zero_split
         cdef Py_ssize_t j, n_features
+        cdef object index_arrays
         self.rows.sparse = not isinstance(X, np.ndarray)
         if self.rows.sparse:
             self.n_rows, n_features = X.shape
             data = X.data
-            indices = np.asarray(X.indices, dtype=np.int64)
-            indptr = np.asarray(X.indptr, dtype=np.int64)
-            _check_csr(data, indices, indptr, self.n_rows, n_features)
+            # scipy's indices are int32, or int64 for large matrices: both
+            # are read where they lie, where a copy would take 4 or 8 bytes
+            # a value; indices of other forms are copied to int64
+            self.rows.wide_indices = not (
+                X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
+            )
+            index_dtype = np.int64 if self.rows.wide_indices else np.int32
+            index_arrays = (
+                np.ascontiguousarray(X.indices, dtype=index_dtype),
+                np.ascontiguousarray(X.indptr, dtype=index_dtype),
+            )
+            if self.rows.wide_indices:
+                indices, indptr = index_arrays
+                _check_csr(data, indices, indptr, self.n_rows, n_features)
+                self.rows.indices = &indices[0] if indices.shape[0] else NULL
+                self.rows.indptr = &indptr[0]
+            else:
+                indices32, indptr32 = index_arrays
+                _check_csr(data, indices32, indptr32, self.n_rows, n_features)
+                self.rows.indices32 = (
+                    &indices32[0] if indices32.shape[0] else NULL
+                )
+                self.rows.indptr32 = &indptr32[0]
             _check_thresholds(thresholds, threshold_ptr, n_features)
             zero_split = np.empty(2 * n_features, dtype=np.intp)
             for j in range(n_features):
                 _split_at(0.0, j, thresholds, threshold_ptr, &zero_split[0])
-            self.arrays = (data, indices, indptr, zero_split)
+            self.arrays = (data, index_arrays, zero_split)
             self.rows.data = &data[0] if data.shape[0] else NULL
-            self.rows.indices = &indices[0] if indices.shape[0] else NULL
-            self.rows.indptr = &indptr[0]
             self.rows.zero_split = &zero_split[0]
         else:
             dense = X
@@ -150,8 +179,13 @@ cdef class _CheckedRows:
         self.rows.n_features = n_features
 
 
-def _check_csr(const double[::1] data, const int64_t[::1] indices,
-               const int64_t[::1] indptr, Py_ssize_t n_rows,
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+
+def _check_csr(const double[::1] data, const index_t[::1] indices,
+               const index_t[::1] indptr, Py_ssize_t n_rows,
                Py_ssize_t n_features):
     """Raise unless the CSR arrays index within their declared shape."""
     cdef Py_ssize_t i, k

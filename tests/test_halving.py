@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from reference_halving import reference_halving, vote_margins
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.datasets import load_digits
 from sklearn.exceptions import NotFittedError
@@ -991,3 +992,38 @@ def test_stumps_with_thresholds_out_of_order_are_refused():
     # a feature of one threshold next to others is in order
     X[:, 1] = 1.0
     HalvingClassifier(concepts=DecisionStumps(n_thresholds=4)).fit(X, X[:, 0] > 0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(),
+        dict(randomized=True, random_state=0),
+        dict(concepts=IntegerHalfspaces()),
+    ],
+    ids=["stumps", "randomized", "listed"],
+)
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_float32_rows_score_in_blocks_as_float64_rows_in_one(params, form):
+    """decision_function converts float32 rows (dense or CSR) to the
+    float64 the concepts read a block at a time within working_memory, and
+    counts the votes of dense rows a block at a time: the scores of every
+    block size are those of float64 rows scored at once, for a binary and
+    a multiclass run."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3).astype(np.float32)
+    X[np.abs(X) < 0.5] = 0
+    to_form = sp.csr_matrix if form == "csr" else np.asarray
+    for y in (X[:, 0] + X[:, 1] > 0, np.digitize(X[:, 2], [-0.5, 0.5])):
+        model = HalvingClassifier(**params).fit(
+            to_form(X[:100].astype(np.float64)), y[:100]
+        )
+        whole = model.decision_function(to_form(X.astype(np.float64)))
+        labels = model.predict(to_form(X.astype(np.float64)))
+        n_problems = 1 if whole.ndim == 1 else whole.shape[1]
+        for block_rows in (1, 7, 1000):
+            row_bytes = 8 * X.shape[1] + 32 * n_problems
+            with config_context(working_memory=(block_rows + 0.5) * row_bytes / 2**20):
+                scores = model.decision_function(to_form(X))
+                np.testing.assert_array_equal(scores, whole, err_msg=str(block_rows))
+                np.testing.assert_array_equal(model.predict(to_form(X)), labels)

@@ -26,6 +26,7 @@ from sklearn.utils import gen_batches
 from sparse_data import spread_columns, word_rows
 
 from skperc import (
+    HalvingClassifier,
     KernelPerceptron,
     LinearProgramClassifier,
     MarginMLPClassifier,
@@ -232,7 +233,8 @@ def test_memory_measure_sees_the_paged_arrays_of_the_kernel_loops(zeroed, dtype)
 
 
 @pytest.mark.parametrize(
-    "estimator", [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0)]
+    "estimator",
+    [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0), HalvingClassifier()],
 )
 @pytest.mark.parametrize("method", ["decision_function", "predict"])
 def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
@@ -249,7 +251,8 @@ def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
 
 
 @pytest.mark.parametrize(
-    "estimator", [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0)]
+    "estimator",
+    [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0), HalvingClassifier()],
 )
 @pytest.mark.parametrize("method", ["decision_function", "predict"])
 def test_csr_prediction_does_not_copy_X(estimator, method, float32_data):
