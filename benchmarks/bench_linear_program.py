@@ -111,7 +111,7 @@ def main():
     )
 
 
-MEMORY_CASES = [(2000, 500), (4000, 200), (8000, 200)]
+MEMORY_CASES = [(2000, 500), (4000, 200), (8000, 200), (40000, 20)]
 # the peak of a fit in a fresh process varies little
 MEMORY_REPEATS = 3
 REFERENCE = "LinearSVC(penalty='l1')"

@@ -326,9 +326,10 @@ class LinearProgramClassifier(
     result that does not stand (a sample called not separable, weights
     that do not separate it, or a cost above the dual's) is solved again
     with presolve, then with the interior-point method. linprog and HiGHS
-    still keep several copies of the matrix: a fit on a dense ``X`` peaks
-    at about 16 times the memory of ``X``
-    (``benchmarks/bench_linear_program.py`` measures it), and its time
+    still keep several copies of the matrix: a fit on a dense float64 ``X``
+    (float32 is converted first) peaks at 16 to 18 times the memory of
+    ``X``, the most for a narrow one (40,000 x 20;
+    ``benchmarks/bench_linear_program.py`` measures it), and its time
     grows faster than the size of ``X``; ``max_iter`` and ``time_limit``
     bound a fit. ``KeyboardInterrupt`` stops a fit when HiGHS returns,
     which ``time_limit`` bounds. A fit runs on a copy of
@@ -473,11 +474,17 @@ class LinearProgramClassifier(
             if result.status == _LIMIT_REACHED:
                 # The point where HiGHS stopped solves nothing in general:
                 # it may violate the constraints, or be absent.
+                left = (
+                    "the previous model"
+                    if "coef_" in previous
+                    else "an unfitted estimator, whose predict raises NotFittedError"
+                )
                 warnings.warn(
                     f"scipy.optimize.linprog stopped at a limit (max_iter="
                     f"{self.max_iter}, time_limit={self.time_limit}): "
                     f"{result.message} The model is left as it was before "
-                    "this call to fit.",
+                    f"this call to fit: {left}. Raise max_iter or time_limit "
+                    "to solve the program.",
                     ConvergenceWarning,
                     stacklevel=4,
                 )

@@ -293,12 +293,12 @@ def test_a_limit_warns_and_leaves_the_previous_model(limit, params):
     clf = LinearProgramClassifier(**params).fit(X, y)
     coef, predicted = clf.coef_.copy(), clf.predict(X)
     clf.set_params(**limit)
-    with pytest.warns(ConvergenceWarning, match="limit"):
+    with pytest.warns(ConvergenceWarning, match="limit.*: the previous model"):
         clf.fit(X[:200], 1 - y[:200])
     np.testing.assert_array_equal(clf.coef_, coef)
     np.testing.assert_array_equal(clf.predict(X), predicted)
     unfitted = LinearProgramClassifier(**params, **limit)
-    with pytest.warns(ConvergenceWarning, match="left as it was"):
+    with pytest.warns(ConvergenceWarning, match="left as it was.*: an unfitted"):
         unfitted.fit(X, y)
     with pytest.raises(NotFittedError):
         unfitted.predict(X)
