@@ -184,9 +184,9 @@ class HalvingClassifier(
 
     **Memory.** The concept classes read float64 rows: a fit copies
     float32 input to float64, while :meth:`decision_function` and
-    :meth:`predict` convert float32 rows a block at a time, and count the
-    votes of a block of rows at a time, within scikit-learn's
-    ``working_memory``.
+    :meth:`predict` convert float32 rows, and count the votes of dense
+    rows, a block of rows at a time, within scikit-learn's
+    ``working_memory``; float64 CSR rows are read where they lie.
 
     **Threads.** A fit works on a copy of the model and publishes the new
     one in one step: a concurrent :meth:`predict` answers with the old
