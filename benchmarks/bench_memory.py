@@ -84,8 +84,9 @@ def max_rss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def measure_fit(make_estimator, make_data, data_args):
-    """In a fresh process: build the data, then fit, and measure the fit."""
+def measure_fit(make_estimator, make_data, data_args, predict=False):
+    """In a fresh process: build the data, then fit, and measure the fit
+    (and, with ``predict``, the decision function on the training X)."""
     X, y = make_data(*data_args)
     estimator = make_estimator()
     baseline = max_rss_bytes()
@@ -97,25 +98,37 @@ def measure_fit(make_estimator, make_data, data_args):
     seconds = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
+    grown = max_rss_bytes() - baseline
+    scored = {}
+    if predict:
+        tracemalloc.start()
+        start = time.perf_counter()
+        estimator.decision_function(X)
+        scored["predict_seconds"] = time.perf_counter() - start
+        scored["predict_traced"] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
     return {
+        **scored,
         # a CSR matrix: the bytes of its three arrays
         "x_bytes": X.nbytes
         if hasattr(X, "nbytes")
         else X.data.nbytes + X.indices.nbytes + X.indptr.nbytes,
         "traced": peak,
-        "rss": max_rss_bytes() - baseline,
+        "rss": grown,
         "seconds": seconds,
         "n_support": len(getattr(estimator, "support_", ())),
     }
 
 
-def median_fit(make_estimator, make_data, data_args, repeat):
+def median_fit(make_estimator, make_data, data_args, repeat, predict=False):
     """The median of each figure over ``repeat`` fresh processes."""
     context = multiprocessing.get_context("spawn")
     runs = []
     for _ in range(repeat):
         with context.Pool(1) as pool:
-            runs.append(pool.apply(measure_fit, (make_estimator, make_data, data_args)))
+            runs.append(
+                pool.apply(measure_fit, (make_estimator, make_data, data_args, predict))
+            )
     return {key: float(np.median([r[key] for r in runs])) for key in runs[0]}
 
 
@@ -151,10 +164,14 @@ def report_linear(args):
         f"{args.n_features} float32 (X = {mib:.0f} MiB), {args.epochs} epochs, "
         f"shuffle=False; median of {args.repeat} processes."
     )
-    print("extra = memory the fit adds beyond X, as a fraction of X.nbytes")
+    print(
+        "extra = memory the fit adds beyond X, as a fraction of X.nbytes; "
+        "predict = the decision function on X: the memory it traces beyond "
+        "X, in MiB (its float64 scores take 8 bytes a row), and its time"
+    )
     header = (
         f"{'estimator':20} {'traced extra':>12} {'maxrss extra':>12} "
-        f"{'fit s':>7} {'target':>7}"
+        f"{'fit s':>7} {'predict MiB':>11} {'predict s':>9} {'target':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -163,14 +180,19 @@ def report_linear(args):
         ("skperc MarginPerc.", margin_perceptron),
         ("sklearn Perceptron", sklearn_perceptron),
     ]:
-        r = median_fit(Make(factory, args.epochs), linear_data, data_args, args.repeat)
+        r = median_fit(
+            Make(factory, args.epochs), linear_data, data_args, args.repeat, True
+        )
         results[name] = r
         traced, rss = r["traced"] / r["x_bytes"], r["rss"] / r["x_bytes"]
         target = ""
         if factory is margin_perceptron:
             ok = max(traced, rss) <= TARGET_EXTRA
             target = f"<= {TARGET_EXTRA}  {'ok' if ok else 'MISSED'}"
-        print(f"{name:20} {traced:12.3f} {rss:12.3f} {r['seconds']:7.2f} {target}")
+        print(
+            f"{name:20} {traced:12.3f} {rss:12.3f} {r['seconds']:7.2f} "
+            f"{r['predict_traced'] / 2**20:11.1f} {r['predict_seconds']:9.3f} {target}"
+        )
     ours, theirs = results.values()
     print(
         f"ratio skperc / sklearn: traced {ours['traced'] / theirs['traced']:.2f}, "

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
+    CONVERTED_ROWS,
     DecisionPredictMixin,
     blocks_in_working_memory,
     canonical,
@@ -341,7 +342,9 @@ class HalvingClassifier(
             blocks = [slice(None)]
         else:
             row_bytes = 8 * X.shape[1] * converts + 32 * scores.shape[1]
-            blocks = blocks_in_working_memory(X.shape[0], row_bytes)
+            blocks = blocks_in_working_memory(
+                X.shape[0], row_bytes, max_rows=CONVERTED_ROWS if converts else None
+            )
         for block in blocks:
             rows = X if len(blocks) == 1 else X[block]
             if converts:

@@ -237,14 +237,18 @@ def test_memory_measure_sees_the_paged_arrays_of_the_kernel_loops(zeroed, dtype)
     [MarginPerceptron(max_iter=2), LinearProgramClassifier(C=1.0), HalvingClassifier()],
 )
 @pytest.mark.parametrize("method", ["decision_function", "predict"])
-def test_float32_prediction_does_not_copy_X(estimator, method, float32_data):
-    # float32 rows are scored a block at a time within working_memory:
-    # a float64 copy of X would take twice X's memory.
+@pytest.mark.parametrize("working_memory", [4, 1024])
+def test_float32_prediction_does_not_copy_X(
+    estimator, method, working_memory, float32_data
+):
+    # float32 rows are scored a block at a time within working_memory, and
+    # of at most CONVERTED_ROWS rows at the default 1024 MB, which would
+    # hold a float64 copy of X, twice X's memory.
     X, y = float32_data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fitted = clone(estimator).fit(X[:500], y[:500])
-    with config_context(working_memory=4):
+    with config_context(working_memory=working_memory):
         extra = peak_memory(getattr(fitted, method), X)
     # the scores themselves take n_samples float64 values
     assert extra <= EXTRA_MEMORY * X.nbytes + 8 * len(X), extra / X.nbytes
