@@ -11,13 +11,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._atomic import atomic_fit, consistent_read
 from ._base import (
-    CONVERTED_ROWS,
     DecisionPredictMixin,
     blocks_in_working_memory,
     canonical,
     check_class_count,
     check_sparse_structure,
     checked_partial_fit_codes,
+    converted_block_rows,
     encode_labels,
     first_class,
 )
@@ -183,11 +183,12 @@ class HalvingClassifier(
     compiled stumps read the stored values only. ExplicitConcepts refuses
     it.
 
-    **Memory.** The concept classes read float64 rows: a fit copies
-    float32 input to float64, while :meth:`decision_function` and
-    :meth:`predict` convert float32 rows, and count the votes of dense
-    rows, a block of rows at a time, within scikit-learn's
-    ``working_memory``; float64 CSR rows are read where they lie.
+    **Memory.** The concept classes read C-ordered float64 rows: a fit
+    copies other input (float32, a DataFrame's columns) into them, while
+    :meth:`decision_function` and :meth:`predict` convert such rows, and
+    count the votes of dense rows, a block of rows at a time, within
+    scikit-learn's ``working_memory``; float64 CSR rows are read where
+    they lie.
 
     **Threads.** A fit works on a copy of the model and publishes the new
     one in one step: a concurrent :meth:`predict` answers with the old
@@ -331,24 +332,31 @@ class HalvingClassifier(
             concept.
         """
         check_is_fitted(self)
-        X = self._validate(X, reset=False, dtype=[np.float64, np.float32])
+        X = self._validate(X, reset=False, dtype=[np.float64, np.float32], order=None)
         scores = np.empty((X.shape[0], len(self.n_mistakes_)))
-        # The concepts read float64 rows: float32 rows are converted a block
-        # at a time, and the votes of a block of rows are counted in arrays
-        # of its size, within working_memory. CSR float64 rows are read
-        # where they lie: a slice of them would copy them.
-        converts = X.dtype != np.float64
+        # The concepts read C-ordered float64 rows: float32 rows, and dense
+        # rows in another order (a DataFrame's, a slice of columns), are
+        # converted a block at a time, and the votes of a block of rows are
+        # counted in arrays of its size, within working_memory. CSR float64
+        # rows are read where they lie: a slice of them would copy them.
+        converts = X.dtype != np.float64 or not (sp.issparse(X) or X.flags.c_contiguous)
         if sp.issparse(X) and not converts:
             blocks = [slice(None)]
         else:
             row_bytes = 8 * X.shape[1] * converts + 32 * scores.shape[1]
             blocks = blocks_in_working_memory(
-                X.shape[0], row_bytes, max_rows=CONVERTED_ROWS if converts else None
+                X.shape[0],
+                row_bytes,
+                max_rows=converted_block_rows(X) if converts else None,
             )
         for block in blocks:
             rows = X if len(blocks) == 1 else X[block]
             if converts:
-                rows = canonical(rows.astype(np.float64))
+                rows = canonical(
+                    rows.astype(np.float64)
+                    if sp.issparse(rows)
+                    else np.ascontiguousarray(rows, dtype=np.float64)
+                )
             self._scores(rows, scores[block])
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -397,13 +405,19 @@ class HalvingClassifier(
         concepts = self.concepts
         return _NAMED_CONCEPTS[concepts]() if isinstance(concepts, str) else concepts
 
-    def _validate(self, X, y="no_validation", reset=False, dtype=np.float64):
-        """validate_data, of C-ordered rows of ``dtype``; a CSR X (where
+    def _validate(self, X, y="no_validation", reset=False, dtype=np.float64, order="C"):
+        """validate_data, of rows of ``dtype`` in ``order``; a CSR X (where
         the class reads it) in canonical form, checked to index within its
         shape."""
         accept_sparse = _sparse_format(self._concept_class())
         validated = validate_data(
-            self, X, y, reset=reset, accept_sparse=accept_sparse, dtype=dtype, order="C"
+            self,
+            X,
+            y,
+            reset=reset,
+            accept_sparse=accept_sparse,
+            dtype=dtype,
+            order=order,
         )
         X = validated[0] if isinstance(validated, tuple) else validated
         if sp.issparse(X):

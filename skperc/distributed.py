@@ -402,7 +402,12 @@ def _matrix(shard, n_features):
     data, indices, indptr = shard.rows
     n = len(shard.codes)
     if len(indptr):
-        return sp.csr_array((data, indices, indptr), shape=(n, n_features))
+        # Set on an empty array: scipy's constructor prunes arrays that are
+        # views of larger ones, which the shard's rows are, into copies
+        # (the whole of X once a fit's shards are all read).
+        matrix = sp.csr_array((n, n_features), dtype=data.dtype)
+        matrix.data, matrix.indices, matrix.indptr = data, indices, indptr
+        return matrix
     return data.reshape(n, n_features)
 
 

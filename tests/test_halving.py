@@ -1003,7 +1003,7 @@ def test_stumps_with_thresholds_out_of_order_are_refused():
     ],
     ids=["stumps", "randomized", "listed"],
 )
-@pytest.mark.parametrize("form", ["dense", "csr"])
+@pytest.mark.parametrize("form", ["dense", "fortran", "csr"])
 def test_float32_rows_score_in_blocks_as_float64_rows_in_one(params, form):
     """decision_function converts float32 rows (dense or CSR) to the
     float64 the concepts read a block at a time within working_memory, and
@@ -1013,7 +1013,9 @@ def test_float32_rows_score_in_blocks_as_float64_rows_in_one(params, form):
     rng = np.random.RandomState(0)
     X = rng.randn(300, 3).astype(np.float32)
     X[np.abs(X) < 0.5] = 0
-    to_form = sp.csr_matrix if form == "csr" else np.asarray
+    to_form = {"dense": np.asarray, "fortran": np.asfortranarray}.get(
+        form, sp.csr_matrix
+    )
     for y in (X[:, 0] + X[:, 1] > 0, np.digitize(X[:, 2], [-0.5, 0.5])):
         model = HalvingClassifier(**params).fit(
             to_form(X[:100].astype(np.float64)), y[:100]

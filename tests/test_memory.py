@@ -35,6 +35,7 @@ from skperc import (
 from skperc._base import batches
 from skperc._kernel_perceptron import BudgetSupport
 from skperc._kernel_perceptron_fast import paged_array
+from skperc.distributed import ParameterMixingClassifier
 
 # A fit may add at most this fraction of X.nbytes to the memory X takes.
 EXTRA_MEMORY = 0.25
@@ -538,3 +539,28 @@ def test_batches_are_the_slices_of_gen_batches():
             for smallest in range(4):
                 expected = list(gen_batches(n, size, min_batch_size=smallest))
                 assert batches(n, size, smallest) == expected
+
+
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_parameter_mixing_reads_csr_shards_where_they_lie(early_stopping):
+    # Each shard's rows are views of X's arrays; a CSR array built on them
+    # by scipy's constructor would prune them into copies, the whole of X
+    # over the shards.
+    X, y, _ = word_rows(50_000, 20_000, 20)
+    size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    estimator = ParameterMixingClassifier(
+        MarginPerceptron(max_iter=3, early_stopping=early_stopping, random_state=0),
+        n_shards=2,
+    )
+    extra = peak_memory(estimator.fit, X, y)
+    assert extra <= 0.5 * size, extra / size
+
+
+def test_halving_scores_fortran_rows_within_working_memory(float32_data):
+    # A DataFrame's rows come in Fortran order; the compiled stumps read
+    # C-ordered rows, converted a block at a time.
+    X, y = float32_data
+    X = np.asfortranarray(X, dtype=np.float64)
+    fitted = HalvingClassifier().fit(X[:500], y[:500])
+    extra = peak_memory(fitted.decision_function, X)
+    assert extra <= EXTRA_MEMORY * X.nbytes + 8 * len(X), extra / X.nbytes
