@@ -289,12 +289,13 @@ def batches(n, batch_size, min_batch_size=0):
 
 
 # Dense rows converted to float64 are converted about this many bytes at a
-# time: blocks that stay in the processor's cache. On 1,000,000 x 100,
-# 200,000 x 500 and 100,000 x 5,000 float32 rows, blocks of 1 MiB scored
-# 2.6 to 3.1 times faster than blocks of 16,384 rows, or as fast (0.06 s
-# on the first); a block of all of them would hold as much as working_memory
-# allows (771 MB of the first at the default 1 GB). CSR rows, whose slices
-# cost scipy 0.13 ms each, are converted in blocks within working_memory.
+# time: blocks that stay in the processor's cache. Against blocks of 16,384
+# rows, blocks of 1 MiB converted and scored 200,000 x 500 and 100,000 x
+# 5,000 float32 rows 2.7 and 3.1 times faster, and 1,000,000 x 100 as fast
+# (0.06 s); a block of all of them would hold as much as working_memory
+# allows (771 MB of the last at the default 1 GB; benchmarks/bench_memory.py
+# times and traces the decision function). CSR rows, whose slices cost
+# scipy 0.13 ms each, are converted in blocks within working_memory.
 CONVERTED_BYTES = 2**20
 
 

@@ -243,8 +243,8 @@ def test_float32_prediction_does_not_copy_X(
     estimator, method, working_memory, float32_data
 ):
     # float32 rows are scored a block at a time within working_memory, and
-    # of at most CONVERTED_ROWS rows at the default 1024 MB, which would
-    # hold a float64 copy of X, twice X's memory.
+    # of CONVERTED_BYTES at the default 1024 MB, which would hold a float64
+    # copy of X, twice X's memory.
     X, y = float32_data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
